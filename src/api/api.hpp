@@ -1,0 +1,84 @@
+// The C entry points: validate, then dispatch to core. Shared macros and helpers.
+#pragma once
+
+#include <shmem.h>
+
+#include "core/runtime.hpp"
+
+#include <climits>
+#include <cstdint>
+
+// Every routine is defined under its profiling name pshmem_X, and shmem_X is a weak alias of it
+// (OpenSHMEM profiling interface): a tool may define shmem_X and call pshmem_X.
+#define USHMEM_EXPORT __attribute__((visibility("default")))
+#define USHMEM_DEF(ret, name, params)                                                   \
+    extern "C" USHMEM_EXPORT ret name params __attribute__((weak, alias("p" #name)));   \
+    extern "C" USHMEM_EXPORT ret p##name params
+
+struct ushmem_ctx {
+    ushmem::core::context *impl;
+};
+
+namespace ushmem::api {
+
+using core::rt;
+
+inline core::context &ctx_of(const char *routine, shmem_ctx_t ctx) {
+    if (USHMEM_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->impl == nullptr))
+        core::fatal(routine, "invalid context handle (SHMEM_CTX_INVALID or a destroyed context); "
+                             "pass SHMEM_CTX_DEFAULT or a context from shmem_ctx_create");
+    return *ctx->impl;
+}
+
+inline std::size_t bytes_of(const char *routine, std::size_t nelems, std::size_t elem) {
+    if (USHMEM_UNLIKELY(nelems > SIZE_MAX / elem))
+        core::fatal(routine, "element count %zu is too large (%zu-byte elements overflow size_t); "
+                             "a negative count passed as size_t?", nelems, elem);
+    return nelems * elem;
+}
+
+inline void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+                std::size_t elem, int pe, bool nbi) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+}
+
+inline void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+                std::size_t elem, int pe, bool nbi) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+}
+
+template <class T> inline void p(const char *r, core::context &c, T *d, T v, int pe) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    core::put(r, c, d, &v, sizeof(T), pe, false);
+}
+
+template <class T> inline T g(const char *r, core::context &c, const T *s, int pe) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    T v;
+    core::get(r, c, &v, s, sizeof(T), pe, false);
+    return v;
+}
+
+inline void iput(const char *r, core::context &c, void *d, const void *s, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    bytes_of(r, bsize, elem);
+    core::put_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
+}
+
+inline void iget(const char *r, core::context &c, void *d, const void *s, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    core::check_running(r);
+    core::check_pe(r, pe);
+    bytes_of(r, bsize, elem);
+    core::get_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
+}
+
+} // namespace ushmem::api

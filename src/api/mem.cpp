@@ -1,0 +1,62 @@
+// Memory management routines.
+#include "api/api.hpp"
+
+using namespace ushmem;
+
+USHMEM_DEF(void *, shmem_malloc, (size_t size)) {
+    core::check_running("shmem_malloc");
+    return core::sym_alloc("shmem_malloc", size, core::heap_allocator::default_alignment);
+}
+
+USHMEM_DEF(void *, shmem_malloc_with_hints, (size_t size, long hints)) {
+    core::check_running("shmem_malloc_with_hints");
+    (void)hints;  // every block already supports remote atomics and signals
+    return core::sym_alloc("shmem_malloc_with_hints", size, core::heap_allocator::default_alignment);
+}
+
+USHMEM_DEF(void *, shmem_calloc, (size_t count, size_t size)) {
+    const char *r = "shmem_calloc";
+    core::check_running(r);
+    std::size_t bytes = api::bytes_of(r, count, size ? size : 1);
+    if (size == 0) bytes = 0;
+    void *p = core::sym_alloc(r, bytes, core::heap_allocator::default_alignment);
+    // Zero before anyone may write: sym_alloc's barrier has passed, so zero then barrier again.
+    if (p) std::memset(p, 0, bytes);
+    core::barrier_all(r, false);
+    return p;
+}
+
+USHMEM_DEF(void *, shmem_align, (size_t alignment, size_t size)) {
+    core::check_running("shmem_align");
+    if (alignment == 0 || (alignment & (alignment - 1))) {
+        core::error("shmem_align", "alignment %zu is not a power of two; returning NULL", alignment);
+        core::barrier_all("shmem_align", true);
+        return nullptr;
+    }
+    return core::sym_alloc("shmem_align", size, alignment);
+}
+
+USHMEM_DEF(void *, shmem_realloc, (void *ptr, size_t size)) {
+    core::check_running("shmem_realloc");
+    return core::sym_realloc("shmem_realloc", ptr, size);
+}
+
+USHMEM_DEF(void, shmem_free, (void *ptr)) {
+    core::check_running("shmem_free");
+    core::sym_free("shmem_free", ptr);
+}
+
+// Deprecated names.
+USHMEM_DEF(void *, shmalloc, (size_t size)) {
+    core::check_running("shmalloc");
+    return core::sym_alloc("shmalloc", size, core::heap_allocator::default_alignment);
+}
+USHMEM_DEF(void *, shmemalign, (size_t alignment, size_t size)) { return pshmem_align(alignment, size); }
+USHMEM_DEF(void *, shrealloc, (void *ptr, size_t size)) {
+    core::check_running("shrealloc");
+    return core::sym_realloc("shrealloc", ptr, size);
+}
+USHMEM_DEF(void, shfree, (void *ptr)) {
+    core::check_running("shfree");
+    core::sym_free("shfree", ptr);
+}

@@ -1,0 +1,167 @@
+// RMA entry points, generated from the type tables in <ushmem/c/types.h>.
+#include "api/api.hpp"
+
+using namespace ushmem;
+using ushmem::api::rt;
+
+#define DEF_RMA_TYPED(T, N, _)                                                                    \
+    USHMEM_DEF(void, shmem_##N##_put, (T * d, const T *s, size_t n, int pe)) {                    \
+        api::put("shmem_" #N "_put", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_put, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
+        const char *r = "shmem_ctx_" #N "_put";                                                   \
+        api::put(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, false);                            \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_put_nbi, (T * d, const T *s, size_t n, int pe)) {                \
+        api::put("shmem_" #N "_put_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_put_nbi,                                                     \
+               (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
+        const char *r = "shmem_ctx_" #N "_put_nbi";                                               \
+        api::put(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, true);                             \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_get, (T * d, const T *s, size_t n, int pe)) {                    \
+        api::get("shmem_" #N "_get", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_get, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
+        const char *r = "shmem_ctx_" #N "_get";                                                   \
+        api::get(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, false);                            \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_get_nbi, (T * d, const T *s, size_t n, int pe)) {                \
+        api::get("shmem_" #N "_get_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_get_nbi,                                                     \
+               (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
+        const char *r = "shmem_ctx_" #N "_get_nbi";                                               \
+        api::get(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, true);                             \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_p, (T * d, T v, int pe)) {                                       \
+        api::p("shmem_" #N "_p", rt.default_ctx, d, v, pe);                                       \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_p, (shmem_ctx_t c, T * d, T v, int pe)) {                    \
+        const char *r = "shmem_ctx_" #N "_p";                                                     \
+        api::p(r, api::ctx_of(r, c), d, v, pe);                                                   \
+    }                                                                                             \
+    USHMEM_DEF(T, shmem_##N##_g, (const T *s, int pe)) {                                          \
+        return api::g("shmem_" #N "_g", rt.default_ctx, s, pe);                                   \
+    }                                                                                             \
+    USHMEM_DEF(T, shmem_ctx_##N##_g, (shmem_ctx_t c, const T *s, int pe)) {                       \
+        const char *r = "shmem_ctx_" #N "_g";                                                     \
+        return api::g(r, api::ctx_of(r, c), s, pe);                                               \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_iput,                                                            \
+               (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)) {             \
+        api::iput("shmem_" #N "_iput", rt.default_ctx, d, s, dst, sst, 1, n, sizeof(T), pe);      \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_iput,                                                        \
+               (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n,         \
+                int pe)) {                                                                        \
+        const char *r = "shmem_ctx_" #N "_iput";                                                  \
+        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, sizeof(T), pe);                     \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_iget,                                                            \
+               (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)) {             \
+        api::iget("shmem_" #N "_iget", rt.default_ctx, d, s, dst, sst, 1, n, sizeof(T), pe);      \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_iget,                                                        \
+               (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n,         \
+                int pe)) {                                                                        \
+        const char *r = "shmem_ctx_" #N "_iget";                                                  \
+        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, sizeof(T), pe);                     \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_ibput,                                                           \
+               (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)) {  \
+        api::iput("shmem_" #N "_ibput", rt.default_ctx, d, s, dst, sst, b, nb, sizeof(T), pe);    \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_ibput,                                                       \
+               (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b,         \
+                size_t nb, int pe)) {                                                             \
+        const char *r = "shmem_ctx_" #N "_ibput";                                                 \
+        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, sizeof(T), pe);                    \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_##N##_ibget,                                                           \
+               (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)) {  \
+        api::iget("shmem_" #N "_ibget", rt.default_ctx, d, s, dst, sst, b, nb, sizeof(T), pe);    \
+    }                                                                                             \
+    USHMEM_DEF(void, shmem_ctx_##N##_ibget,                                                       \
+               (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b,         \
+                size_t nb, int pe)) {                                                             \
+        const char *r = "shmem_ctx_" #N "_ibget";                                                 \
+        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, sizeof(T), pe);                    \
+    }
+USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
+
+// Sized (BITS) and mem (8-bit) variants share one body: ELEM is the element size in bytes.
+#define DEF_RMA_UNTYPED(SUFFIX, ELEM)                                                               \
+    USHMEM_DEF(void, shmem_put##SUFFIX, (void *d, const void *s, size_t n, int pe)) {               \
+        api::put("shmem_put" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_put##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
+                                             int pe)) {                                             \
+        const char *r = "shmem_ctx_put" #SUFFIX;                                                    \
+        api::put(r, api::ctx_of(r, c), d, s, n, ELEM, pe, false);                                   \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_put##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
+        api::put("shmem_put" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_put##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
+                                                   size_t n, int pe)) {                             \
+        const char *r = "shmem_ctx_put" #SUFFIX "_nbi";                                             \
+        api::put(r, api::ctx_of(r, c), d, s, n, ELEM, pe, true);                                    \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_get##SUFFIX, (void *d, const void *s, size_t n, int pe)) {               \
+        api::get("shmem_get" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_get##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
+                                             int pe)) {                                             \
+        const char *r = "shmem_ctx_get" #SUFFIX;                                                    \
+        api::get(r, api::ctx_of(r, c), d, s, n, ELEM, pe, false);                                   \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_get##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
+        api::get("shmem_get" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_get##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
+                                                   size_t n, int pe)) {                             \
+        const char *r = "shmem_ctx_get" #SUFFIX "_nbi";                                             \
+        api::get(r, api::ctx_of(r, c), d, s, n, ELEM, pe, true);                                    \
+    }
+#define DEF_RMA_SIZED(BITS, BYTES, _)                                                               \
+    DEF_RMA_UNTYPED(BITS, BYTES)                                                                    \
+    USHMEM_DEF(void, shmem_iput##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,       \
+                                        size_t n, int pe)) {                                        \
+        api::iput("shmem_iput" #BITS, rt.default_ctx, d, s, dst, sst, 1, n, BYTES, pe);             \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_iput##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,   \
+                                            ptrdiff_t sst, size_t n, int pe)) {                     \
+        const char *r = "shmem_ctx_iput" #BITS;                                                     \
+        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, BYTES, pe);                           \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_iget##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,       \
+                                        size_t n, int pe)) {                                        \
+        api::iget("shmem_iget" #BITS, rt.default_ctx, d, s, dst, sst, 1, n, BYTES, pe);             \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_iget##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,   \
+                                            ptrdiff_t sst, size_t n, int pe)) {                     \
+        const char *r = "shmem_ctx_iget" #BITS;                                                     \
+        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, BYTES, pe);                           \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ibput##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,      \
+                                         size_t b, size_t nb, int pe)) {                            \
+        api::iput("shmem_ibput" #BITS, rt.default_ctx, d, s, dst, sst, b, nb, BYTES, pe);           \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_ibput##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,  \
+                                             ptrdiff_t sst, size_t b, size_t nb, int pe)) {         \
+        const char *r = "shmem_ctx_ibput" #BITS;                                                    \
+        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, BYTES, pe);                          \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ibget##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,      \
+                                         size_t b, size_t nb, int pe)) {                            \
+        api::iget("shmem_ibget" #BITS, rt.default_ctx, d, s, dst, sst, b, nb, BYTES, pe);           \
+    }                                                                                               \
+    USHMEM_DEF(void, shmem_ctx_ibget##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,  \
+                                             ptrdiff_t sst, size_t b, size_t nb, int pe)) {         \
+        const char *r = "shmem_ctx_ibget" #BITS;                                                    \
+        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, BYTES, pe);                          \
+    }
+USHMEM_RMA_SIZES(DEF_RMA_SIZED, _)
+DEF_RMA_UNTYPED(mem, 1)

@@ -1,0 +1,52 @@
+// ushmem bootstrap: the only code that talks to MPI. It forms the job (rank, size, node-local
+// peers) and moves the small blobs the transport needs at startup (worker addresses, packed rkeys,
+// segment bases). Nothing here is on the data path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ushmem::bootstrap {
+
+struct job {
+    int rank = -1;
+    int size = 0;
+    int local_rank = -1;           // rank among the PEs of this node
+    int local_size = 0;
+    std::vector<int> node_of;      // node index of every PE (node = its lowest world rank's order)
+};
+
+// Initialise MPI if the program has not (ushmem then also finalises it), and describe the job.
+// `comm` is an MPI_Comm passed as a pointer, or nullptr for MPI_COMM_WORLD.
+// Returns false with `err` set when MPI cannot be brought up.
+bool init(const void *comm, job &out, std::string &err);
+
+// Collective over the job: every rank contributes `mine`; `all` receives the concatenation and
+// `offsets[i]` where rank i's blob starts (offsets has size+1 entries). Blobs may differ in length.
+void allgatherv(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
+                std::vector<std::size_t> &offsets);
+
+// Fixed-size allgather of `len` bytes per rank into `all` (size * len bytes).
+void allgather(const void *mine, std::size_t len, void *all);
+
+// Logical AND / MIN over ranks.
+bool all_true(bool mine);
+std::uint64_t min_u64(std::uint64_t mine);
+std::uint64_t max_u64(std::uint64_t mine);
+
+// A barrier that keeps calling `progress` while it waits, so that a peer which needs our
+// transport to make progress (e.g. to close an endpoint) is never stuck behind MPI.
+void barrier_with_progress(void (*progress)(void *), void *arg);
+
+// True once MPI is finalised (by us or by the program): no bootstrap call may then be made.
+bool usable();
+
+// Tear down: finalise MPI only if init() initialised it. Idempotent.
+void finalize();
+
+// End the whole job with `status` (MPI_Abort when MPI is usable, else _exit).
+[[noreturn]] void abort_job(int status);
+
+} // namespace ushmem::bootstrap

@@ -1,0 +1,132 @@
+// MPI implementation of the bootstrap interface.
+#include "bootstrap/bootstrap.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace ushmem::bootstrap {
+namespace {
+MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match the program's
+bool g_we_initialized = false;
+
+bool mpi_alive() {
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&fin);
+    return inited && !fin;
+}
+} // namespace
+
+bool init(const void *comm, job &out, std::string &err) {
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (comm) {
+            err = "a communicator was given but MPI is not initialized; call MPI_Init first";
+            return false;
+        }
+        // SERIALIZED is enough: ushmem calls MPI only at init and finalize, from one thread.
+        int provided = 0;
+        if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+            err = "MPI_Init_thread failed; launch the program with mpirun";
+            return false;
+        }
+        g_we_initialized = true;
+    } else {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        if (fin) {
+            err = "MPI is already finalized; ushmem cannot bootstrap";
+            return false;
+        }
+    }
+    MPI_Comm parent = comm ? *static_cast<const MPI_Comm *>(comm) : MPI_COMM_WORLD;
+    if (g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);  // re-initialization after finalize
+    MPI_Comm_dup(parent, &g_comm);
+    MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_rank(g_comm, &out.rank);
+    MPI_Comm_size(g_comm, &out.size);
+
+    // Node-local peers: split by shared-memory domain, then name each node by the lowest world
+    // rank on it so that every PE computes the same node numbering.
+    MPI_Comm node;
+    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &out.local_rank);
+    MPI_Comm_size(node, &out.local_size);
+    int leader = out.rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    std::vector<int> leaders(out.size);
+    MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
+    std::vector<int> sorted = leaders;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    out.node_of.resize(out.size);
+    for (int i = 0; i < out.size; ++i)
+        out.node_of[i] = int(std::lower_bound(sorted.begin(), sorted.end(), leaders[i]) - sorted.begin());
+    return true;
+}
+
+void allgatherv(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
+                std::vector<std::size_t> &offsets) {
+    int n = 0;
+    MPI_Comm_size(g_comm, &n);
+    std::vector<int> lens(n), displs(n);
+    int l = int(len);
+    MPI_Allgather(&l, 1, MPI_INT, lens.data(), 1, MPI_INT, g_comm);
+    offsets.assign(n + 1, 0);
+    for (int i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + std::size_t(lens[i]);
+    for (int i = 0; i < n; ++i) displs[i] = int(offsets[i]);
+    all.resize(std::max<std::size_t>(offsets[n], 1));
+    MPI_Allgatherv(mine, l, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE, g_comm);
+}
+
+void allgather(const void *mine, std::size_t len, void *all) {
+    MPI_Allgather(mine, int(len), MPI_BYTE, all, int(len), MPI_BYTE, g_comm);
+}
+
+bool all_true(bool mine) {
+    int v = mine ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_LAND, g_comm);
+    return v != 0;
+}
+
+std::uint64_t min_u64(std::uint64_t mine) {
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_MIN, g_comm);
+    return mine;
+}
+
+std::uint64_t max_u64(std::uint64_t mine) {
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_MAX, g_comm);
+    return mine;
+}
+
+void barrier_with_progress(void (*progress)(void *), void *arg) {
+    MPI_Request req;
+    MPI_Ibarrier(g_comm, &req);
+    int done = 0;
+    while (!done) {
+        if (progress) progress(arg);
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    }
+}
+
+bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
+
+void finalize() {
+    if (g_comm != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&g_comm);
+    g_comm = MPI_COMM_NULL;
+    if (g_we_initialized && mpi_alive()) MPI_Finalize();
+    g_we_initialized = false;
+}
+
+void abort_job(int status) {
+    if (mpi_alive()) MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, status);
+    _exit(status);
+}
+
+} // namespace ushmem::bootstrap

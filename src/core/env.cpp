@@ -1,0 +1,154 @@
+#include "core/env.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace ushmem::core {
+namespace {
+const char *real_getenv(const char *n) { return std::getenv(n); }
+
+std::string trim(std::string_view s) {
+    size_t b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos) return {};
+    size_t e = s.find_last_not_of(" \t");
+    return std::string(s.substr(b, e - b + 1));
+}
+} // namespace
+
+const std::vector<env_var> &env_table() {
+    static const std::vector<env_var> table = {
+#define USHMEM_ENV(field, name, kind, def, desc) {name, env_kind::kind, def, desc},
+#include "core/env_defs.h"
+#undef USHMEM_ENV
+    };
+    return table;
+}
+
+bool parse_size(std::string_view text, std::size_t &out, std::string &err) {
+    std::string t = trim(text);
+    const char *forms = "expected a whole number of bytes with an optional K, M, G or T suffix (e.g. 512M)";
+    if (t.empty() || !(t[0] >= '0' && t[0] <= '9')) {
+        err = forms;
+        return false;
+    }
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+    if (errno == ERANGE) {
+        err = "value too large";
+        return false;
+    }
+    std::string suffix = trim(end);
+    unsigned shift = 0;
+    if (!suffix.empty()) {
+        char c = char(std::toupper(static_cast<unsigned char>(suffix[0])));
+        std::string rest = suffix.substr(1);
+        if (!(rest.empty() || rest == "B" || rest == "b" || rest == "iB" || rest == "ib")) {
+            err = forms;
+            return false;
+        }
+        switch (c) {
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        case 'T': shift = 40; break;
+        case 'B': if (rest.empty()) break; [[fallthrough]];
+        default: err = forms; return false;
+        }
+    }
+    if (shift && v > (~0ULL >> shift)) {
+        err = "value too large";
+        return false;
+    }
+    out = std::size_t(v << shift);
+    return true;
+}
+
+bool parse_bool(std::string_view text, bool &out, std::string &err) {
+    std::string t = trim(text);
+    for (auto &c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (t == "1" || t == "y" || t == "yes" || t == "on" || t == "true") { out = true; return true; }
+    if (t == "0" || t == "n" || t == "no" || t == "off" || t == "false") { out = false; return true; }
+    err = "expected 0 or 1 (also yes/no, on/off, true/false)";
+    return false;
+}
+
+bool parse_integer(std::string_view text, long &out, std::string &err) {
+    std::string t = trim(text);
+    errno = 0;
+    char *end = nullptr;
+    long v = std::strtol(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0' || errno == ERANGE) {
+        err = "expected a whole number";
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+bool parse_seconds(std::string_view text, double &out, std::string &err) {
+    std::string t = trim(text);
+    char *end = nullptr;
+    double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0' || !std::isfinite(v) || v < 0) {
+        err = "expected a non-negative number of seconds (0 = off)";
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *)) {
+    const char *s = (getenv_fn ? getenv_fn : real_getenv)(v.name);
+    return s ? std::string(s) : std::string(v.default_value);
+}
+
+bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(const char *)) {
+    auto get = getenv_fn ? getenv_fn : real_getenv;
+    auto value = [&](const char *name, const char *def) {
+        const char *s = get(name);
+        return std::string(s ? s : def);
+    };
+    auto fail = [&](const char *name, const std::string &val, const std::string &why) {
+        err = std::string("malformed value ") + name + "='" + val + "': " + why;
+        return false;
+    };
+    std::string why;
+    // Each kind has one parser; the table decides which field gets which.
+    auto set = [&](auto &field, const char *name, env_kind kind, const char *def) -> bool {
+        std::string v = value(name, def);
+        using F = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<F, std::size_t>) {
+            if (!parse_size(v, field, why)) return fail(name, v, why);
+        } else if constexpr (std::is_same_v<F, bool>) {
+            if (!parse_bool(v, field, why)) return fail(name, v, why);
+        } else if constexpr (std::is_same_v<F, long>) {
+            if (!parse_integer(v, field, why)) return fail(name, v, why);
+        } else if constexpr (std::is_same_v<F, double>) {
+            if (!parse_seconds(v, field, why)) return fail(name, v, why);
+        } else {
+            field = trim(v);
+            if (kind == env_kind::choice && field != "auto" && field != "on" && field != "off")
+                return fail(name, v, "expected one of auto, on, off");
+        }
+        return true;
+    };
+#define USHMEM_ENV(field, name, kind, def, desc) \
+    if (!set(out.field, name, env_kind::kind, def)) return false;
+#include "core/env_defs.h"
+#undef USHMEM_ENV
+    return true;
+}
+
+std::string format_bytes(std::size_t b) {
+    char buf[64];
+    if (b >= (1ULL << 30) && b % (1ULL << 30) == 0) std::snprintf(buf, sizeof buf, "%zu GiB", b >> 30);
+    else if (b >= (1ULL << 20) && b % (1ULL << 20) == 0) std::snprintf(buf, sizeof buf, "%zu MiB", b >> 20);
+    else if (b >= (1ULL << 10) && b % (1ULL << 10) == 0) std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
+    else std::snprintf(buf, sizeof buf, "%zu bytes", b);
+    return buf;
+}
+
+} // namespace ushmem::core

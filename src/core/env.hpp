@@ -1,0 +1,54 @@
+// Settings read from the environment, through the single table in env_defs.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ushmem::core {
+
+enum class env_kind { size, boolean, integer, seconds, choice, string };
+
+struct env_var {
+    const char *name;
+    env_kind kind;
+    const char *default_value;
+    const char *description;
+};
+
+// The table, in definition order.
+const std::vector<env_var> &env_table();
+
+struct settings {
+    std::size_t symmetric_size = 0;
+    bool debug = false;
+    bool info = false;
+    bool version = false;
+    bool direct = true;
+    std::string progress_thread;
+    std::string heap_address;
+    bool static_data = true;
+    bool hugepage_notice = true;
+    long quiet_ep_max = 16;
+    double wait_timeout = 0;
+};
+
+// Parsers, exposed for unit tests. Each returns false and sets `err` to what is wrong and what
+// the valid forms are.
+bool parse_size(std::string_view text, std::size_t &out, std::string &err);
+bool parse_bool(std::string_view text, bool &out, std::string &err);
+bool parse_integer(std::string_view text, long &out, std::string &err);
+bool parse_seconds(std::string_view text, double &out, std::string &err);
+
+// Read every variable (or its default). On a malformed value returns false with `err` naming
+// the variable, the value and the valid forms. `getenv_fn` is injectable for tests.
+bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(const char *) = nullptr);
+
+// Value of a variable as text (its setting or the default), for SHMEM_INFO.
+std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *) = nullptr);
+
+std::string format_bytes(std::size_t bytes);
+
+} // namespace ushmem::core

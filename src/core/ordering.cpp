@@ -1,0 +1,79 @@
+// fence / quiet / pe_quiet over the per-context completion state.
+//
+// A UCX put's completion only means the source buffer is free; delivery at the target is
+// known only after a flush of the endpoint. So quiet flushes exactly the endpoints of PEs that
+// were sent something since the last quiet, and with nothing outstanding it is two loads.
+#include "core/runtime.hpp"
+
+namespace ushmem::core {
+namespace {
+void store_fence() {
+    // Direct stores may be non-temporal (large memcpy): order them before what follows.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+[[noreturn]] void fail_flush(const char *routine, ucs_status_t st) {
+    fatal(routine, "completing outstanding operations failed: %s (a peer may have died)",
+          ucs_status_string(st));
+}
+} // namespace
+
+void quiet(const char *routine, context &c) {
+    if (c.direct_dirty.load(std::memory_order_relaxed)) {
+        c.direct_dirty.store(false, std::memory_order_relaxed);
+        store_fence();
+    }
+    if (USHMEM_LIKELY(c.pending_list.empty())) return;
+    std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
+    if (c.thread_safe) g.lock();
+    ucs_status_t st;
+    if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
+        st = transport::flush_worker();
+    } else {
+        ucp_ep_h eps[64];
+        std::size_t n = 0;
+        st = UCS_OK;
+        for (int pe : c.pending_list) {
+            eps[n++] = rt.peers[std::size_t(pe)].ep;
+            if (n == 64) {
+                ucs_status_t s2 = transport::flush_eps(eps, n);
+                if (s2 != UCS_OK) st = s2;
+                n = 0;
+            }
+        }
+        if (n) {
+            ucs_status_t s2 = transport::flush_eps(eps, n);
+            if (s2 != UCS_OK) st = s2;
+        }
+    }
+    for (int pe : c.pending_list) c.pending[std::size_t(pe)] = 0;
+    c.pending_list.clear();
+    if (st == UCS_OK) st = transport::take_async_error();
+    if (st != UCS_OK) fail_flush(routine, st);
+}
+
+void pe_quiet(const char *routine, context &c, int pe) {
+    if (c.direct_dirty.load(std::memory_order_relaxed)) store_fence();
+    if (!c.pending[std::size_t(pe)]) return;
+    std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
+    if (c.thread_safe) g.lock();
+    ucp_ep_h ep = rt.peers[std::size_t(pe)].ep;
+    ucs_status_t st = transport::flush_eps(&ep, 1);
+    c.pending[std::size_t(pe)] = 0;
+    for (std::size_t i = 0; i < c.pending_list.size(); ++i)
+        if (c.pending_list[i] == pe) {
+            c.pending_list[i] = c.pending_list.back();
+            c.pending_list.pop_back();
+            break;
+        }
+    if (st == UCS_OK) st = transport::take_async_error();
+    if (st != UCS_OK) fail_flush(routine, st);
+}
+
+void fence(const char *, context &c) {
+    if (c.direct_dirty.load(std::memory_order_relaxed)) store_fence();
+    // UCX orders operations issued after a worker fence behind those issued before it.
+    if (!c.pending_list.empty()) transport::fence();
+}
+
+} // namespace ushmem::core

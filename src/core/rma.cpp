@@ -1,0 +1,92 @@
+// The UCX side of RMA, and strided transfers.
+#include "core/runtime.hpp"
+
+namespace ushmem::core {
+namespace {
+[[noreturn]] void fail_op(const char *routine, const char *op, int pe, ucs_status_t st) {
+    fatal(routine, "%s to PE %d failed: %s", op, pe, ucs_status_string(st));
+}
+} // namespace
+
+void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+             const void *src, std::size_t n, bool nbi) {
+    ucp_request_param_t prm;
+    if (nbi) {
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+        prm.cb.send = transport::nbi_completion;
+    } else {
+        prm.op_attr_mask = 0;
+    }
+    void *r = ucp_put_nbx(p.ep, src, n, p.rbase[s] + off, p.rkey[s], &prm);
+    c.note_pending(pe);
+    if (USHMEM_LIKELY(r == nullptr)) return;
+    if (UCS_PTR_IS_ERR(r)) fail_op(routine, "put", pe, UCS_PTR_STATUS(r));
+    // Blocking put: return once the source may be reused (local completion). Delivery is the
+    // business of quiet.
+    if (!nbi) {
+        ucs_status_t st = transport::wait(r);
+        if (st != UCS_OK) fail_op(routine, "put", pe, st);
+    }
+}
+
+void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+             void *dst, std::size_t n, bool nbi) {
+    // A get after a put to the same PE must see the put: order it behind earlier operations.
+    if (c.pending[std::size_t(pe)]) transport::fence();
+    ucp_request_param_t prm;
+    if (nbi) {
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+        prm.cb.send = transport::nbi_completion;
+    } else {
+        prm.op_attr_mask = 0;
+    }
+    void *r = ucp_get_nbx(p.ep, dst, n, p.rbase[s] + off, p.rkey[s], &prm);
+    if (nbi) c.note_pending(pe);
+    if (r == nullptr) return;
+    if (UCS_PTR_IS_ERR(r)) fail_op(routine, "get", pe, UCS_PTR_STATUS(r));
+    if (!nbi) {
+        ucs_status_t st = transport::wait(r);
+        if (st != UCS_OK) fail_op(routine, "get", pe, st);
+    }
+}
+
+namespace {
+// Validate the whole strided footprint once, so that each block can go straight to the path.
+void check_strided(const char *routine, const char *what, const void *base, std::ptrdiff_t stride,
+                   std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    if (stride < 1)
+        fatal(routine, "%s stride %td is invalid; strides must be >= 1 (in elements)", what, stride);
+    if (nblocks == 0 || bsize == 0) return;
+    if (bsize > std::size_t(stride) && nblocks > 1)
+        fatal(routine, "block size %zu exceeds the %s stride %td: blocks would overlap", bsize, what, stride);
+    std::size_t span = ((nblocks - 1) * std::size_t(stride) + bsize) * elem;
+    seg_id s;
+    std::size_t off;
+    locate_or_fail(routine, what, base, span, pe, s, off);
+}
+} // namespace
+
+void put_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    check_strided(routine, "destination", dest, dst, bsize, nblocks, elem, pe);
+    if (sst < 1) fatal(routine, "source stride %td is invalid; strides must be >= 1 (in elements)", sst);
+    auto *d = static_cast<char *>(dest);
+    auto *s = static_cast<const char *>(src);
+    const std::size_t bytes = bsize * elem;
+    // Blocking per block: the routine returns when the source may be reused.
+    for (std::size_t i = 0; i < nblocks; ++i)
+        put(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, false);
+}
+
+void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+    check_strided(routine, "source", src, sst, bsize, nblocks, elem, pe);
+    if (dst < 1) fatal(routine, "destination stride %td is invalid; strides must be >= 1 (in elements)", dst);
+    auto *d = static_cast<char *>(dest);
+    auto *s = static_cast<const char *>(src);
+    const std::size_t bytes = bsize * elem;
+    for (std::size_t i = 0; i < nblocks; ++i)
+        get(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, false);
+}
+
+} // namespace ushmem::core

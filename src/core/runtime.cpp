@@ -1,0 +1,319 @@
+// Runtime lifecycle: init, finalize, peer resolution, barrier and waiting.
+#include "core/runtime.hpp"
+
+#include "bootstrap/bootstrap.hpp"
+#include "core/segments.hpp"
+
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace ushmem::core {
+
+runtime rt;
+
+namespace {
+constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core keeps its own name
+constexpr std::size_t runtime_area = 4096;  // symmetric bytes the runtime keeps for itself
+
+// ---- progress thread -----------------------------------------------------------------------
+// Only started when a selected transport emulates RMA in software (the target must run UCX
+// progress for a put to land). It backs off while idle so that it leaves the core to the PEs.
+std::thread g_progress;
+std::atomic<bool> g_progress_stop{false};
+
+void progress_loop(std::string cpus) {
+    bind_current_thread(cpus);
+    unsigned idle = 0;
+    while (!g_progress_stop.load(std::memory_order_relaxed)) {
+        if (transport::progress()) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 64) continue;
+        // 5 us, doubling to 200 us: a remote put waits at most that long for a busy target.
+        unsigned us = idle < 128 ? 5u : (idle < 256 ? 50u : 200u);
+        struct timespec ts{0, long(us) * 1000};
+        nanosleep(&ts, nullptr);
+    }
+}
+
+bool needs_progress_thread() {
+    const std::string &mode = rt.cfg.progress_thread;
+    if (mode == "on") return true;
+    if (mode == "off" || rt.npes == 1) return false;
+    bool local_peers = false, remote_peers = false;
+    for (int pe = 0; pe < rt.npes; ++pe) {
+        if (pe == rt.me) continue;
+        (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)] ? local_peers : remote_peers) = true;
+    }
+    const transport::lanes_info &l = transport::lanes();
+    bool need = (local_peers && !l.has_shared_memory_rma) || (remote_peers && !l.has_network_rdma);
+    // Every PE must decide alike: the thread mode of the worker depends on it.
+    return bootstrap::max_u64(need ? 1 : 0) != 0;
+}
+
+void atexit_handler() {
+    // A program that returns from main without shmem_finalize is finalized here, so that peers
+    // waiting in our final barrier are released and nothing is left mapped.
+    if (rt.state == lib_state::running) {
+        rt.init_count = 1;
+        finalize("exit (shmem_finalize was not called)");
+    }
+    bootstrap::finalize();
+}
+
+void print_info() {
+    if (rt.cfg.version) std::printf("ushmem 0.1.0 (OpenSHMEM 1.6)\n");
+    if (!rt.cfg.info) return;
+    std::printf("ushmem settings (SHMEM_INFO):\n");
+    for (const env_var &v : env_table())
+        std::printf("  %-24s = %-10s %s\n", v.name, env_value_text(v).c_str(), v.description);
+    const segment &h = rt.seg[seg_heap];
+    std::printf("  heap: %s at %#" PRIxPTR " on %s pages (%s address on every PE)\n",
+                format_bytes(h.size).c_str(), h.base, format_bytes(h.page_size).c_str(),
+                h.same_address ? "same" : "per-PE translated");
+    const segment &s = rt.seg[seg_static];
+    std::printf("  static data: %s at %#" PRIxPTR " (%s)\n", format_bytes(s.size).c_str(), s.base,
+                s.mem.allocated ? "UCX shared memory" : "registered in place");
+    std::printf("  UCX resources: %s\n", transport::lanes().resources.c_str());
+    std::printf("  progress thread: %s\n", rt.progress_thread ? "running" : "not needed");
+    std::fflush(stdout);
+}
+
+void report_page_size() {
+    // Say once, from PE 0, how many PEs did not get huge pages for their heap.
+    const segment &h = rt.seg[seg_heap];
+    std::uint64_t small = (h.page_size && h.page_size < (2u << 20)) ? 1 : 0;
+    std::vector<std::uint64_t> all(std::size_t(rt.npes));
+    bootstrap::allgather(&small, sizeof small, all.data());
+    std::uint64_t count = 0;
+    for (auto v : all) count += v;
+    if (count && rt.me == 0 && rt.cfg.hugepage_notice)
+        notice("symmetric heap on %s pages, not 2 MiB huge pages, on %" PRIu64 " of %d PEs; reserve "
+               "huge pages (echo N > /proc/sys/vm/nr_hugepages, N = 2 MiB pages for all PEs' "
+               "SHMEM_SYMMETRIC_SIZE plus 3 per PE), or USHMEM_HUGEPAGE_NOTICE=0 to silence",
+               format_bytes(h.page_size).c_str(), count, rt.npes);
+}
+
+double now_seconds() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+} // namespace
+
+[[noreturn]] void fail_not_running(const char *routine) {
+    if (rt.state == lib_state::finalized)
+        fatal(routine, "called after shmem_finalize; the library is finalized (call shmem_init "
+                       "again to re-initialize it)");
+    fatal(routine, "called before shmem_init; initialize the library first with shmem_init or "
+                   "shmem_init_thread");
+}
+
+[[noreturn]] void fail_bad_pe(const char *routine, int pe) {
+    fatal(routine, "PE %d is out of range; valid PEs are 0 to %d (shmem_n_pes() - 1)", pe, rt.npes - 1);
+}
+
+[[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
+                                     std::size_t len, int pe) {
+    const segment &h = rt.seg[seg_heap], &s = rt.seg[seg_static];
+    fatal(routine,
+          "%s %p (%zu bytes, target PE %d) is not symmetric: it is outside the symmetric heap "
+          "[%#" PRIxPTR ", %#" PRIxPTR ") and the static data [%#" PRIxPTR ", %#" PRIxPTR "); pass "
+          "memory from shmem_malloc or a global/static variable%s",
+          what, addr, len, pe, h.base, h.base + h.size, s.base, s.base + s.size,
+          (h.base && reinterpret_cast<std::uintptr_t>(addr) >= h.base &&
+           reinterpret_cast<std::uintptr_t>(addr) < h.base + h.size)
+              ? " (the range runs past the end of the heap)"
+              : "");
+}
+
+void resolve(const char *routine, int pe, seg_id s) {
+    peer &p = rt.peers[std::size_t(pe)];
+    segment &sg = rt.seg[s];
+    if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
+    p.rbase[s] = sg.same_address ? sg.base : sg.bases[std::size_t(pe)];
+    bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
+    if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
+        // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).
+        p.direct[s] = reinterpret_cast<char *>(sg.base);
+        p.how[s] = route::direct;
+        return;
+    }
+    std::string err;
+    if (!p.ep) {
+        p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], err);
+        if (!p.ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
+    }
+    if (!p.rkey[s]) {
+        p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
+        if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
+    }
+    if (rt.cfg.direct && same_node && sg.mem.allocated) {
+        if (void *ptr = transport::rkey_ptr(p.rkey[s], p.rbase[s])) {
+            p.direct[s] = static_cast<char *>(ptr);
+            p.how[s] = route::direct;
+            return;
+        }
+    }
+    p.how[s] = route::ucx;
+}
+
+void *direct_pointer(const void *addr, int pe) {
+    seg_id s;
+    std::size_t off;
+    if (!locate(addr, 1, s, off)) return nullptr;
+    peer &p = target("shmem_ptr", pe, s);
+    return p.how[s] == route::direct ? p.direct[s] + off : nullptr;
+}
+
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg) {
+    // Oversubscribed nodes (more PEs than cores) are the norm in tests: after a short spin give
+    // the core away, or the PE we wait for may not run at all.
+    const double timeout = rt.cfg.wait_timeout;
+    const double start = timeout > 0 ? now_seconds() : 0;
+    for (unsigned long i = 0;; ++i) {
+        if (cond(arg)) return;
+        transport::progress();
+        if (i > 256) sched_yield();
+        if (timeout > 0 && (i & 1023) == 0 && now_seconds() - start > timeout) {
+            std::string pending;
+            for (int pe : rt.default_ctx.pending_list) pending += " " + std::to_string(pe);
+            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
+                           "outstanding operations from this PE:%s",
+                  now_seconds() - start, what, pending.empty() ? " none" : pending.c_str());
+        }
+    }
+}
+
+// Atomic add of 1 to a 64-bit counter in the runtime area of `pe`: the barrier's signal.
+static void signal_add(const char *routine, int pe, std::uint64_t *local_counter) {
+    std::size_t off = reinterpret_cast<std::uintptr_t>(local_counter) - rt.seg[seg_heap].base;
+    peer &p = target(routine, pe, seg_heap);
+    if (p.how[seg_heap] == route::direct) {
+        __atomic_fetch_add(reinterpret_cast<std::uint64_t *>(p.direct[seg_heap] + off), 1, __ATOMIC_RELEASE);
+        return;
+    }
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.datatype = ucp_dt_make_contig(8);
+    prm.cb.send = transport::nbi_completion;
+    std::uint64_t one = 1;
+    void *r = ucp_atomic_op_nbx(p.ep, UCP_ATOMIC_OP_ADD, &one, 1, p.rbase[seg_heap] + off, p.rkey[seg_heap], &prm);
+    if (UCS_PTR_IS_ERR(r)) fatal(routine, "atomic add to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(r)));
+    rt.default_ctx.note_pending(pe);
+}
+
+void barrier_all(const char *routine, bool with_quiet) {
+    if (with_quiet) quiet(routine, rt.default_ctx);
+    if (rt.npes == 1) return;
+    // Dissemination barrier over one-sided atomic adds: in round r, signal PE me+2^r and wait
+    // for the signal of PE me-2^r. Counters only grow, so nothing is reset between barriers.
+    const std::uint64_t epoch = ++rt.barrier_epoch;
+    int round = 0;
+    for (int dist = 1; dist < rt.npes; dist <<= 1, ++round) {
+        int to = (rt.me + dist) % rt.npes;
+        std::uint64_t *mine = rt.barrier_flags + round;
+        signal_add(routine, to, mine);
+        wait_for(routine, "the barrier (a PE has not reached it)", [mine, epoch] {
+            return __atomic_load_n(mine, __ATOMIC_ACQUIRE) >= epoch;
+        });
+    }
+}
+
+int init(const char *routine, const void *comm, int requested) {
+    if (rt.state == lib_state::running) {
+        ++rt.init_count;
+        return rt.thread_level;
+    }
+    bootstrap::job job;
+    std::string err;
+    if (!bootstrap::init(comm, job, err)) {
+        std::fprintf(stderr, "ushmem: %s (PE ? of ?): %s\n", routine, err.c_str());
+        std::exit(1);
+    }
+    rt.me = job.rank;
+    rt.npes = job.size;
+    rt.node_of = job.node_of;
+    if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
+    if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
+    if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
+    rt.progress_thread = needs_progress_thread();
+    rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
+    bool mt = rt.thread_level == thread_multiple;
+    if (!transport::create_worker(mt || rt.progress_thread, err))
+        fatal(routine, "cannot create the UCX worker: %s", err.c_str());
+
+    std::vector<std::uint8_t> addr = transport::worker_address();
+    bootstrap::allgatherv(addr.data(), addr.size(), rt.worker_addrs, rt.worker_addr_offsets);
+    map_heap(routine);
+    map_static(routine);
+    rt.peers.assign(std::size_t(rt.npes), peer{});
+    rt.default_ctx.reset(rt.npes, mt);
+
+    // The runtime's own symmetric area comes first, at the same offset on every PE.
+    rt.heap.reset(rt.seg[seg_heap].size);
+    std::size_t area = *rt.heap.allocate(runtime_area);
+    rt.barrier_flags = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
+    std::memset(rt.barrier_flags, 0, runtime_area);
+    rt.barrier_epoch = 0;
+
+    report_page_size();
+    rt.state = lib_state::running;
+    rt.init_count = 1;
+    if (rt.progress_thread) {
+        std::string cpus = progress_thread_cpus(job.local_rank, job.local_size);
+        g_progress_stop = false;
+        g_progress = std::thread(progress_loop, cpus);
+    }
+    if (rt.me == 0) print_info();
+    static bool atexit_registered = false;
+    if (!atexit_registered) {
+        std::atexit(atexit_handler);
+        atexit_registered = true;
+    }
+    // Nobody signals a barrier counter before every PE has zeroed its own.
+    bootstrap::barrier_with_progress(nullptr, nullptr);
+    return rt.thread_level;
+}
+
+void finalize(const char *routine) {
+    if (rt.state != lib_state::running) return;  // idempotent
+    if (--rt.init_count > 0) return;             // one finalize per init
+    // Everyone's operations to us are complete once everyone passed this barrier; our barrier
+    // signals themselves must be delivered before the endpoints go away.
+    barrier_all(routine, true);
+    quiet(routine, rt.default_ctx);
+    if (g_progress.joinable()) {
+        g_progress_stop = true;
+        g_progress.join();
+    }
+    rt.state = lib_state::finalized;
+    std::vector<ucp_ep_h> eps;
+    for (peer &p : rt.peers) {
+        for (auto &k : p.rkey) transport::destroy_rkey(k);
+        eps.push_back(p.ep);
+    }
+    transport::close_endpoints(eps);
+    rt.peers.clear();
+    // Peers may still hold our endpoints' wireup state; wait for everyone before the memory and
+    // the worker go.
+    if (bootstrap::usable())
+        bootstrap::barrier_with_progress([](void *) { transport::progress(); }, nullptr);
+    unmap_static();
+    unmap_heap();
+    transport::finalize();
+    rt.barrier_flags = nullptr;
+    rt.default_ctx.reset(0, false);
+    rt.worker_addrs.clear();
+    rt.worker_addr_offsets.clear();
+}
+
+} // namespace ushmem::core

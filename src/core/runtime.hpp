@@ -1,0 +1,229 @@
+// ushmem core: runtime state and the inline data path.
+//
+// Layering: api (C entry points) -> core (this) -> transport (UCX) / bootstrap (MPI). Core knows
+// nothing of the C API's names: every entry point passes its own name down for messages.
+#pragma once
+
+#include "core/env.hpp"
+#include "core/heap_alloc.hpp"
+#include "core/log.hpp"
+#include "transport/ucx.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#define USHMEM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define USHMEM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace ushmem::core {
+
+// Symmetric segments: the heap, and the program's global/static data.
+enum seg_id : std::uint8_t { seg_heap = 0, seg_static = 1, seg_count = 2 };
+
+// How a (peer, segment) pair is reached. Decided on first use, then fixed.
+enum class route : std::uint8_t { unresolved = 0, direct = 1, ucx = 2 };
+
+// Everything the data path needs about one peer, in one cache line.
+struct alignas(64) peer {
+    route how[seg_count] = {route::unresolved, route::unresolved};
+    char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
+    std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
+    ucp_rkey_h rkey[seg_count] = {nullptr, nullptr};
+    ucp_ep_h ep = nullptr;
+};
+
+struct segment {
+    std::uintptr_t base = 0;  // local address
+    std::size_t size = 0;
+    transport::memory mem;
+    std::vector<std::uint8_t> rkeys;       // every PE's packed rkey, concatenated
+    std::vector<std::size_t> rkey_offsets;
+    std::vector<std::uint64_t> bases;      // every PE's segment address
+    bool same_address = false;             // bases are all equal
+    std::size_t page_size = 0;             // page size backing it here
+};
+
+// Per-context completion state: which PEs have UCX operations that a quiet must flush, and
+// whether direct stores were made since the last quiet (a store fence then suffices).
+struct context {
+    std::vector<std::uint8_t> pending;  // per PE
+    std::vector<int> pending_list;      // the PEs with pending[pe] set
+    std::atomic<bool> direct_dirty{false};
+    bool thread_safe = false;           // SHMEM_THREAD_MULTIPLE: guard the list
+    std::mutex lock;
+
+    void reset(int npes, bool mt) {
+        pending.assign(std::size_t(npes), 0);
+        pending_list.clear();
+        pending_list.reserve(16);
+        direct_dirty.store(false, std::memory_order_relaxed);
+        thread_safe = mt;
+    }
+    void note_pending(int pe) {
+        if (USHMEM_LIKELY(pending[std::size_t(pe)])) return;
+        if (thread_safe) {
+            std::lock_guard<std::mutex> g(lock);
+            if (pending[std::size_t(pe)]) return;
+            pending[std::size_t(pe)] = 1;
+            pending_list.push_back(pe);
+        } else {
+            pending[std::size_t(pe)] = 1;
+            pending_list.push_back(pe);
+        }
+    }
+    void note_direct() {
+        if (!direct_dirty.load(std::memory_order_relaxed)) direct_dirty.store(true, std::memory_order_relaxed);
+    }
+};
+
+enum class lib_state : int { uninitialized = 0, running = 1, finalized = 2 };
+
+struct runtime {
+    lib_state state = lib_state::uninitialized;
+    int me = -1;
+    int npes = 0;
+    int init_count = 0;
+    int thread_level = 0;
+    segment seg[seg_count];
+    std::vector<peer> peers;
+    std::vector<int> node_of;
+    std::vector<std::uint8_t> worker_addrs;
+    std::vector<std::size_t> worker_addr_offsets;
+    context default_ctx;
+    settings cfg;
+    heap_allocator heap;
+    std::size_t user_heap_offset = 0;  // the runtime's own symmetric area precedes user blocks
+    std::uint64_t *barrier_flags = nullptr;  // in the runtime area: one counter per round
+    std::uint64_t barrier_epoch = 0;
+    bool progress_thread = false;
+    std::string resolve_error;
+};
+
+extern runtime rt;
+
+// ---- validation, shared by every entry point ------------------------------------------------
+
+[[noreturn]] void fail_not_running(const char *routine);
+[[noreturn]] void fail_bad_pe(const char *routine, int pe);
+[[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
+                                     std::size_t len, int pe);
+
+inline void check_running(const char *routine) {
+    if (USHMEM_UNLIKELY(rt.state != lib_state::running)) fail_not_running(routine);
+}
+
+inline void check_pe(const char *routine, int pe) {
+    if (USHMEM_UNLIKELY(unsigned(pe) >= unsigned(rt.npes))) fail_bad_pe(routine, pe);
+}
+
+// Which segment holds [addr, addr+len), and at what offset. False when it is not symmetric.
+inline bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &off) {
+    std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int i = 0; i < seg_count; ++i) {
+        std::uintptr_t d = a - rt.seg[i].base;  // wraps for addresses below base
+        if (d < rt.seg[i].size && len <= rt.seg[i].size - d) {
+            s = seg_id(i);
+            off = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+inline void locate_or_fail(const char *routine, const char *what, const void *addr,
+                           std::size_t len, int pe, seg_id &s, std::size_t &off) {
+    if (USHMEM_UNLIKELY(!locate(addr, len ? len : 1, s, off)))
+        fail_not_symmetric(routine, what, addr, len, pe);
+}
+
+// Decide how `pe`'s segment `s` is reached (direct or UCX); creates the endpoint and rkey on
+// first use. Ends the job with a message if the peer cannot be reached.
+void resolve(const char *routine, int pe, seg_id s);
+
+inline peer &target(const char *routine, int pe, seg_id s) {
+    peer &p = rt.peers[std::size_t(pe)];
+    if (USHMEM_UNLIKELY(p.how[s] == route::unresolved)) resolve(routine, pe, s);
+    return p;
+}
+
+// ---- data path ------------------------------------------------------------------------------
+
+// UCX slow paths (rma.cpp).
+void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+             const void *src, std::size_t n, bool nbi);
+void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+             void *dst, std::size_t n, bool nbi);
+
+// Contiguous put of n bytes. Validated by the caller (check_running, check_pe).
+inline void put(const char *routine, context &c, void *dest, const void *src, std::size_t n,
+                int pe, bool nbi) {
+    seg_id s;
+    std::size_t off;
+    locate_or_fail(routine, "destination", dest, n, pe, s, off);
+    if (USHMEM_UNLIKELY(n == 0)) return;
+    peer &p = target(routine, pe, s);
+    if (USHMEM_LIKELY(p.how[s] == route::direct)) {
+        std::memcpy(p.direct[s] + off, src, n);
+        c.note_direct();
+        return;
+    }
+    put_ucx(routine, c, p, pe, s, off, src, n, nbi);
+}
+
+inline void get(const char *routine, context &c, void *dest, const void *src, std::size_t n,
+                int pe, bool nbi) {
+    seg_id s;
+    std::size_t off;
+    locate_or_fail(routine, "source", src, n, pe, s, off);
+    if (USHMEM_UNLIKELY(n == 0)) return;
+    peer &p = target(routine, pe, s);
+    if (USHMEM_LIKELY(p.how[s] == route::direct)) {
+        std::memcpy(dest, p.direct[s] + off, n);
+        return;
+    }
+    get_ucx(routine, c, p, pe, s, off, dest, n, nbi);
+}
+
+// Strided transfers: nblocks blocks of `bsize` elements of `elem` bytes; consecutive blocks are
+// `dst`/`sst` elements apart. iput/iget are the case bsize == 1.
+void put_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe);
+void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
+                 std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe);
+
+// ---- ordering (ordering.cpp) ----------------------------------------------------------------
+void quiet(const char *routine, context &c);
+void pe_quiet(const char *routine, context &c, int pe);
+void fence(const char *routine, context &c);
+
+// ---- lifecycle and services (runtime.cpp) ---------------------------------------------------
+// `comm`: MPI communicator pointer or nullptr. `requested` thread level; returns provided.
+int init(const char *routine, const void *comm, int requested);
+void finalize(const char *routine);
+void barrier_all(const char *routine, bool with_quiet);
+// Local address through which `addr` on `pe` can be loaded/stored, or nullptr.
+void *direct_pointer(const void *addr, int pe);
+// Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
+// USHMEM_WAIT_TIMEOUT seconds with a message naming `what`.
+template <class Cond> void wait_for(const char *routine, const char *what, Cond cond);
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg);
+
+template <class Cond> inline void wait_for(const char *routine, const char *what, Cond cond) {
+    for (int i = 0; i < 64; ++i) {
+        if (cond()) return;
+        transport::progress();
+    }
+    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
+}
+
+// Symmetric memory management (memory.cpp). Collective.
+void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment);
+void sym_free(const char *routine, void *ptr);
+void *sym_realloc(const char *routine, void *ptr, std::size_t size);
+
+} // namespace ushmem::core

@@ -1,0 +1,290 @@
+#include "core/segments.hpp"
+
+#include "bootstrap/bootstrap.hpp"
+
+#include <hwloc.h>
+#include <link.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+namespace ushmem::core {
+namespace {
+
+// The built-in heap address: far from where Linux puts the program, its heap, libraries and
+// stacks, and inside the application range of AddressSanitizer. ThreadSanitizer only shadows a
+// few fixed ranges, so there each PE lets the kernel choose and addresses are translated.
+#if defined(__SANITIZE_THREAD__)
+constexpr std::uintptr_t default_heap_address = 0;
+#else
+constexpr std::uintptr_t default_heap_address = 0x200000000000ULL;  // 32 TiB
+#endif
+constexpr std::size_t huge_page = 2u << 20;
+
+std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t a) { return (v + a - 1) & ~(a - 1); }
+
+// Exchange the segment's address and packed rkey with every PE.
+void exchange(segment &s) {
+    std::vector<std::uint8_t> packed = transport::pack_rkey(s.mem);
+    bootstrap::allgatherv(packed.data(), packed.size(), s.rkeys, s.rkey_offsets);
+    s.bases.assign(std::size_t(rt.npes), 0);
+    std::uint64_t mine = s.base;
+    bootstrap::allgather(&mine, sizeof mine, s.bases.data());
+    s.same_address = true;
+    for (auto b : s.bases) s.same_address = s.same_address && b == mine;
+}
+
+struct static_range {
+    std::uintptr_t lo = 0, hi = 0;
+};
+
+int find_static(struct dl_phdr_info *info, size_t, void *arg) {
+    // The first object is the program itself. Its writable PT_LOAD holds .data and .bss; the
+    // part covered by PT_GNU_RELRO becomes read-only after relocation and is skipped.
+    auto *r = static_cast<static_range *>(arg);
+    std::uintptr_t relro_end = 0;
+    for (int k = 0; k < info->dlpi_phnum; ++k) {
+        const ElfW(Phdr) &p = info->dlpi_phdr[k];
+        if (p.p_type == PT_GNU_RELRO) relro_end = info->dlpi_addr + p.p_vaddr + p.p_memsz;
+        if (p.p_type == PT_LOAD && (p.p_flags & PF_W)) {
+            std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+            r->lo = (info->dlpi_addr + p.p_vaddr) & ~(page - 1);
+            r->hi = round_up(info->dlpi_addr + p.p_vaddr + p.p_memsz, page);
+        }
+    }
+    if (relro_end > r->lo) r->lo = round_up(relro_end, std::uintptr_t(sysconf(_SC_PAGESIZE)));
+    if (r->lo >= r->hi) r->lo = r->hi = 0;
+    return 1;  // stop after the program
+}
+
+// Copy without calling anything: while the program's data is being replaced, even a call
+// through the program's own PLT would read a zeroed GOT entry.
+inline void raw_copy(void *dst, const void *src, std::size_t n) {
+    asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+} // namespace
+
+void map_heap(const char *routine) {
+    segment &h = rt.seg[seg_heap];
+    std::size_t size = round_up(rt.cfg.symmetric_size, huge_page);
+    if (size == 0) fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
+
+    std::uintptr_t want = default_heap_address;
+    const std::string &a = rt.cfg.heap_address;
+    if (a == "any") want = 0;
+    else if (a != "auto") {
+        char *end = nullptr;
+        want = std::strtoull(a.c_str(), &end, 16);
+        if (!end || *end || want % huge_page)
+            fatal(routine, "malformed value USHMEM_HEAP_ADDRESS='%s': expected 'auto', 'any' or a hex "
+                           "address that is a multiple of 2 MiB", a.c_str());
+    }
+    // Reserve the range first: UCX maps FIXED with SHM_REMAP, which would silently replace
+    // whatever lives there. MAP_FIXED_NOREPLACE fails instead.
+    bool reserved = false;
+    if (want) {
+        void *r = mmap(reinterpret_cast<void *>(want), size, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        reserved = r == reinterpret_cast<void *>(want);
+        if (r != MAP_FAILED && !reserved) munmap(r, size);
+    }
+    // Every PE must get the fixed address, or none uses it.
+    bool fixed = want && bootstrap::all_true(reserved);
+    if (!fixed && reserved) munmap(reinterpret_cast<void *>(want), size);
+    std::string err;
+    if (!transport::map_allocate(fixed ? reinterpret_cast<void *>(want) : nullptr, size, fixed, h.mem, err)) {
+        if (fixed) munmap(reinterpret_cast<void *>(want), size);
+        fatal(routine, "cannot allocate the %s symmetric heap: %s; lower SHMEM_SYMMETRIC_SIZE or "
+                       "check the shared memory limits (kernel.shmmax, kernel.shmall)",
+              format_bytes(size).c_str(), err.c_str());
+    }
+    h.base = reinterpret_cast<std::uintptr_t>(h.mem.address);
+    h.size = size;
+    place_heap_on_local_numa(h.mem.address, size);
+    h.page_size = mapping_page_size(h.base);
+    exchange(h);
+}
+
+void map_static(const char *routine) {
+    segment &s = rt.seg[seg_static];
+    static_range r;
+    dl_iterate_phdr(find_static, &r);
+    if (r.lo == r.hi) return;
+    std::size_t len = r.hi - r.lo;
+    std::string err;
+    bool ok = false;
+    if (rt.cfg.static_data) {
+        // Move the data onto UCX-allocated shared memory at the same address, so that same-node
+        // peers map it like the heap. Between the mapping and the copy back the data reads as
+        // zero; signals are blocked and only this library's code runs in that window.
+        void *save = std::malloc(len);
+        if (save) {
+            std::memcpy(save, reinterpret_cast<void *>(r.lo), len);
+            sigset_t all, old;
+            sigfillset(&all);
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            ok = transport::map_allocate(reinterpret_cast<void *>(r.lo), len, true, s.mem, err);
+            if (ok) raw_copy(reinterpret_cast<void *>(r.lo), save, len);
+            pthread_sigmask(SIG_SETMASK, &old, nullptr);
+            std::free(save);
+        }
+        if (!ok && rt.me == 0)
+            notice("global/static data stays private memory (%s); same-node access to it goes "
+                   "through UCX emulation", err.c_str());
+    }
+    if (!ok && !transport::map_register(reinterpret_cast<void *>(r.lo), len, s.mem, err))
+        fatal(routine, "cannot register the program's static data: %s; set USHMEM_STATIC_DATA=0 "
+                       "or report this", err.c_str());
+    s.base = r.lo;
+    s.size = len;
+    s.page_size = mapping_page_size(s.base);
+    exchange(s);
+}
+
+void unmap_static() {
+    segment &s = rt.seg[seg_static];
+    if (!s.mem.memh) {
+        s = segment{};
+        return;
+    }
+    if (s.mem.allocated) {
+        // Give the program its data back as private memory, with the values it holds now.
+        std::size_t len = s.size;
+        void *addr = reinterpret_cast<void *>(s.base);
+        void *save = std::malloc(len);
+        if (!save) {
+            // Leave the shared mapping in place rather than lose the program's data.
+            s = segment{};
+            return;
+        }
+        std::memcpy(save, addr, len);
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        transport::unmap(s.mem);
+        void *m = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (m == addr) raw_copy(addr, save, len);
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        std::free(save);
+        if (m != addr) {
+            std::fprintf(stderr, "ushmem: finalize: cannot restore static data\n");
+            std::abort();
+        }
+    } else {
+        transport::unmap(s.mem);
+    }
+    s = segment{};
+}
+
+void unmap_heap() {
+    transport::unmap(rt.seg[seg_heap].mem);
+    rt.seg[seg_heap] = segment{};
+}
+
+std::size_t mapping_page_size(std::uintptr_t addr) {
+    std::ifstream f("/proc/self/smaps");
+    std::string line;
+    char key[32];
+    std::snprintf(key, sizeof key, "%lx-", static_cast<unsigned long>(addr));
+    bool in = false;
+    while (std::getline(f, line)) {
+        if (!in) {
+            in = line.rfind(key, 0) == 0;
+            continue;
+        }
+        if (line.rfind("KernelPageSize:", 0) == 0) return std::size_t(std::strtoull(line.c_str() + 15, nullptr, 10)) << 10;
+    }
+    return 0;
+}
+
+namespace {
+int numa_node_count() {
+    int n = 0;
+    for (int i = 0; i < 1024; ++i) {
+        char path[64];
+        std::snprintf(path, sizeof path, "/sys/devices/system/node/node%d", i);
+        if (access(path, F_OK) != 0) break;
+        ++n;
+    }
+    return n;
+}
+} // namespace
+
+void place_heap_on_local_numa(void *addr, std::size_t len) {
+    // Loading the topology costs milliseconds: only where there is a choice to make.
+    if (numa_node_count() <= 1) return;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+        if (hwloc_get_cpubind(topo, cpus, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(cpus))
+            // Pages are placed at first touch, which has not happened yet.
+            hwloc_set_area_membind(topo, addr, len, cpus, HWLOC_MEMBIND_BIND, 0);
+        hwloc_bitmap_free(cpus);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+std::string progress_thread_cpus(int local_rank, int local_size) {
+    // The PUs that no PE of this node is bound to; the progress thread goes there so that it
+    // does not take the core of the PE it serves. Unbound PEs (or no spare PU): no binding.
+    hwloc_topology_t topo;
+    std::string result;
+    if (hwloc_topology_init(&topo) != 0) return result;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+        hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS);
+        char *txt = nullptr;
+        hwloc_bitmap_list_asprintf(&txt, mine);
+        std::string my_list = txt ? txt : "";
+        std::free(txt);
+        std::vector<std::uint8_t> all;
+        std::vector<std::size_t> offs;
+        bootstrap::allgatherv(my_list.c_str(), my_list.size() + 1, all, offs);
+        hwloc_bitmap_t used = hwloc_bitmap_alloc();
+        hwloc_bitmap_t one = hwloc_bitmap_alloc();
+        const hwloc_const_bitmap_t machine = hwloc_topology_get_topology_cpuset(topo);
+        bool any_unbound = false;
+        for (std::size_t i = 0; i + 1 < offs.size(); ++i) {
+            if (rt.node_of[i] != rt.node_of[std::size_t(rt.me)]) continue;
+            hwloc_bitmap_list_sscanf(one, reinterpret_cast<const char *>(all.data() + offs[i]));
+            if (hwloc_bitmap_isequal(one, machine)) any_unbound = true;
+            hwloc_bitmap_or(used, used, one);
+        }
+        hwloc_bitmap_t spare = hwloc_bitmap_alloc();
+        hwloc_bitmap_andnot(spare, machine, used);
+        int count = hwloc_bitmap_weight(spare);
+        if (!any_unbound && count > 0) {
+            int pick = local_rank % count, idx = hwloc_bitmap_first(spare);
+            for (int k = 0; k < pick; ++k) idx = hwloc_bitmap_next(spare, idx);
+            result = std::to_string(idx);
+        }
+        (void)local_size;
+        hwloc_bitmap_free(spare);
+        hwloc_bitmap_free(one);
+        hwloc_bitmap_free(used);
+        hwloc_bitmap_free(mine);
+    }
+    hwloc_topology_destroy(topo);
+    return result;
+}
+
+void bind_current_thread(const std::string &cpus) {
+    if (cpus.empty()) return;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        hwloc_bitmap_list_sscanf(set, cpus.c_str());
+        hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+} // namespace ushmem::core

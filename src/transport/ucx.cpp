@@ -1,0 +1,251 @@
+#include "transport/ucx.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ushmem::transport {
+namespace {
+ucp_context_h g_context = nullptr;
+ucp_worker_h g_worker = nullptr;
+lanes_info g_lanes;
+ucs_status_t g_async_error = UCS_OK;
+
+// UCX prints its resources to a FILE; read them back to learn which transports can do RMA
+// one-sidedly. Only sysv/posix (on the node) and RDMA transports (across nodes) can: with tcp
+// alone UCX emulates RMA with active messages that the target must progress.
+void inspect_lanes() {
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    ucp_context_print_info(g_context, f);
+    fclose(f);
+    std::string text(buf, len);
+    free(buf);
+    std::string names;
+    size_t pos = 0;
+    while ((pos = text.find("flags --", pos)) != std::string::npos) {
+        pos += 8;
+        size_t end = text.find('\n', pos);
+        std::string r = text.substr(pos, end - pos);
+        r.erase(0, r.find_first_not_of(' '));
+        if (!names.empty()) names += ' ';
+        names += r;
+        if (r.rfind("sysv/", 0) == 0 || r.rfind("posix/", 0) == 0) g_lanes.has_shared_memory_rma = true;
+        if (r.rfind("rc_", 0) == 0 || r.rfind("dc_", 0) == 0 || r.rfind("gga", 0) == 0)
+            g_lanes.has_network_rdma = true;
+    }
+    g_lanes.resources = names;
+}
+} // namespace
+
+bool init(std::string &err) {
+    ucp_config_t *config = nullptr;
+    ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+    if (st != UCS_OK) {
+        err = std::string("ucp_config_read: ") + ucs_status_string(st);
+        return false;
+    }
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    // Contexts created by the program may give threads their own workers on this UCX context.
+    params.mt_workers_shared = 1;
+    st = ucp_init(&params, config, &g_context);
+    ucp_config_release(config);
+    if (st != UCS_OK) {
+        err = std::string("ucp_init: ") + ucs_status_string(st);
+        return false;
+    }
+    inspect_lanes();
+    return true;
+}
+
+bool create_worker(bool multi_thread, std::string &err) {
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    ucs_status_t st = ucp_worker_create(g_context, &wp, &g_worker);
+    if (st != UCS_OK) {
+        err = std::string("ucp_worker_create: ") + ucs_status_string(st) +
+              " (if UCX_SYSV_HUGETLB_MODE=y is set, the huge page pool may be empty)";
+        g_worker = nullptr;
+        return false;
+    }
+    return true;
+}
+
+void finalize() {
+    if (g_worker) ucp_worker_destroy(g_worker);
+    g_worker = nullptr;
+    if (g_context) ucp_cleanup(g_context);
+    g_context = nullptr;
+    g_lanes = lanes_info{};
+    g_async_error = UCS_OK;
+}
+
+ucp_context_h context() { return g_context; }
+ucp_worker_h worker() { return g_worker; }
+const lanes_info &lanes() { return g_lanes; }
+
+std::vector<std::uint8_t> worker_address() {
+    ucp_address_t *addr = nullptr;
+    size_t len = 0;
+    std::vector<std::uint8_t> out;
+    if (ucp_worker_get_address(g_worker, &addr, &len) == UCS_OK) {
+        out.assign(reinterpret_cast<std::uint8_t *>(addr), reinterpret_cast<std::uint8_t *>(addr) + len);
+        ucp_worker_release_address(g_worker, addr);
+    }
+    return out;
+}
+
+static bool do_map(void *addr, std::size_t len, unsigned flags, memory &m, std::string &err) {
+    ucp_mem_map_params_t mp{};
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                    UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    mp.address = addr;
+    mp.length = len;
+    mp.flags = flags;
+    ucs_status_t st = ucp_mem_map(g_context, &mp, &m.memh);
+    if (st != UCS_OK) {
+        err = std::string("ucp_mem_map: ") + ucs_status_string(st);
+        m.memh = nullptr;
+        return false;
+    }
+    ucp_mem_attr_t attr{};
+    attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    ucp_mem_query(m.memh, &attr);
+    m.address = attr.address;
+    m.length = attr.length;
+    m.allocated = (flags & UCP_MEM_MAP_ALLOCATE) != 0;
+    return true;
+}
+
+bool map_allocate(void *addr, std::size_t len, bool fixed, memory &m, std::string &err) {
+    return do_map(addr, len, UCP_MEM_MAP_ALLOCATE | (fixed ? UCP_MEM_MAP_FIXED : 0), m, err);
+}
+
+bool map_register(void *addr, std::size_t len, memory &m, std::string &err) {
+    return do_map(addr, len, 0, m, err);
+}
+
+void unmap(memory &m) {
+    if (m.memh && g_context) ucp_mem_unmap(g_context, m.memh);
+    m = memory{};
+}
+
+std::vector<std::uint8_t> pack_rkey(const memory &m) {
+    void *buf = nullptr;
+    size_t len = 0;
+    std::vector<std::uint8_t> out;
+    if (ucp_rkey_pack(g_context, m.memh, &buf, &len) == UCS_OK) {
+        out.assign(static_cast<std::uint8_t *>(buf), static_cast<std::uint8_t *>(buf) + len);
+        ucp_rkey_buffer_release(buf);
+    }
+    return out;
+}
+
+ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err) {
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = reinterpret_cast<const ucp_address_t *>(worker_addr);
+    ucp_ep_h h = nullptr;
+    ucs_status_t st = ucp_ep_create(g_worker, &ep, &h);
+    if (st != UCS_OK) {
+        err = std::string("ucp_ep_create: ") + ucs_status_string(st);
+        return nullptr;
+    }
+    return h;
+}
+
+ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err) {
+    ucp_rkey_h rkey = nullptr;
+    ucs_status_t st = ucp_ep_rkey_unpack(ep, packed, &rkey);
+    if (st != UCS_OK) {
+        err = std::string("ucp_ep_rkey_unpack: ") + ucs_status_string(st);
+        return nullptr;
+    }
+    return rkey;
+}
+
+void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr) {
+    void *p = nullptr;
+    return ucp_rkey_ptr(rkey, remote_addr, &p) == UCS_OK ? p : nullptr;
+}
+
+void destroy_rkey(ucp_rkey_h rkey) {
+    if (rkey) ucp_rkey_destroy(rkey);
+}
+
+void close_endpoints(std::vector<ucp_ep_h> &eps) {
+    std::vector<void *> reqs;
+    for (ucp_ep_h &ep : eps) {
+        if (!ep) continue;
+        ucp_request_param_t prm{};
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        // Force mode: everything was flushed by the final quiet and the peers passed a barrier
+        // after it, so no operation is in flight; force does not need the peer to answer, which
+        // matters when the peer is already tearing down.
+        void *r = ucp_ep_close_nbx(ep, &prm);
+        if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
+        ep = nullptr;
+    }
+    for (void *r : reqs) wait(r);
+}
+
+ucs_status_t wait(void *request) {
+    ucs_status_t st;
+    while ((st = ucp_request_check_status(request)) == UCS_INPROGRESS) ucp_worker_progress(g_worker);
+    ucp_request_free(request);
+    return st;
+}
+
+ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n) {
+    ucs_status_t result = UCS_OK;
+    void *stack_reqs[32];
+    std::vector<void *> heap_reqs;
+    std::size_t nreq = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        ucp_request_param_t prm{};
+        void *r = ucp_ep_flush_nbx(eps[i], &prm);
+        if (r == nullptr) continue;
+        if (UCS_PTR_IS_ERR(r)) {
+            result = UCS_PTR_STATUS(r);
+            continue;
+        }
+        if (nreq < 32) stack_reqs[nreq++] = r;
+        else heap_reqs.push_back(r);
+    }
+    for (std::size_t i = 0; i < nreq; ++i) {
+        ucs_status_t st = wait(stack_reqs[i]);
+        if (st != UCS_OK) result = st;
+    }
+    for (void *r : heap_reqs) {
+        ucs_status_t st = wait(r);
+        if (st != UCS_OK) result = st;
+    }
+    return result;
+}
+
+ucs_status_t flush_worker() {
+    ucp_request_param_t prm{};
+    void *r = ucp_worker_flush_nbx(g_worker, &prm);
+    if (r == nullptr) return UCS_OK;
+    if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+    return wait(r);
+}
+
+void nbi_completion(void *request, ucs_status_t status, void *) {
+    if (status != UCS_OK && g_async_error == UCS_OK) g_async_error = status;
+    ucp_request_free(request);
+}
+
+ucs_status_t take_async_error() {
+    ucs_status_t st = g_async_error;
+    g_async_error = UCS_OK;
+    return st;
+}
+
+} // namespace ushmem::transport

@@ -1,0 +1,70 @@
+// ushmem transport: everything that calls UCX. The core drives it through these functions and
+// the few inline data-path calls below; it never includes <ucp/api/ucp.h> itself for anything
+// but the handle types.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ushmem::transport {
+
+struct memory {
+    ucp_mem_h memh = nullptr;
+    void *address = nullptr;
+    std::size_t length = 0;
+    bool allocated = false;  // UCX allocated it (true one-sided access on the node)
+};
+
+struct lanes_info {
+    bool has_shared_memory_rma = false;  // sysv/posix: one-sided on the node
+    bool has_network_rdma = false;       // rc/dc/...: one-sided across nodes
+    std::string resources;               // transport names, for SHMEM_INFO
+};
+
+// The UCX context; lanes() is known after it.
+bool init(std::string &err);
+// The worker. `multi_thread`: thread mode MULTI (SHMEM_THREAD_MULTIPLE, or a progress thread
+// sharing the worker); otherwise SINGLE, which costs the same as SERIALIZED.
+bool create_worker(bool multi_thread, std::string &err);
+void finalize();  // worker and context; everything else must already be released
+ucp_context_h context();
+ucp_worker_h worker();
+const lanes_info &lanes();
+
+std::vector<std::uint8_t> worker_address();
+
+// UCX-allocated memory at `addr` (exactly there if `fixed`). Contents are not preserved.
+bool map_allocate(void *addr, std::size_t len, bool fixed, memory &m, std::string &err);
+// Register memory the program already owns (reachable through UCX, emulated on the node).
+bool map_register(void *addr, std::size_t len, memory &m, std::string &err);
+void unmap(memory &m);
+std::vector<std::uint8_t> pack_rkey(const memory &m);
+
+// Endpoints and remote keys, created on first use by the core.
+ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err);
+ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err);
+void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr);  // nullptr when not mappable
+void destroy_rkey(ucp_rkey_h rkey);
+// Close endpoints in flush mode, driving progress until all are closed.
+void close_endpoints(std::vector<ucp_ep_h> &eps);
+
+// Progress and completion.
+inline unsigned progress() { return ucp_worker_progress(worker()); }
+// Wait for a request returned by a *_nbx call (not NULL, not an error), then free it.
+ucs_status_t wait(void *request);
+// Flush the endpoints given (ucp_ep_flush_nbx on each, then wait for all).
+ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n);
+ucs_status_t flush_worker();
+inline void fence() { ucp_worker_fence(worker()); }
+
+// The callback for fire-and-forget requests (nbi operations): completion is observed through
+// endpoint or worker flush, so the callback only records an error and frees the request.
+void nbi_completion(void *request, ucs_status_t status, void *user_data);
+// First error reported by a fire-and-forget request, UCS_OK if none.
+ucs_status_t take_async_error();
+
+} // namespace ushmem::transport

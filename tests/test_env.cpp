@@ -1,0 +1,99 @@
+// Environment parsing: every kind of value, malformed input, and the messages.
+#include "core/env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+using namespace ushmem::core;
+
+TEST(Env, Sizes) {
+    std::size_t v = 0;
+    std::string err;
+    EXPECT_TRUE(parse_size("512", v, err));
+    EXPECT_EQ(v, 512u);
+    EXPECT_TRUE(parse_size("4K", v, err));
+    EXPECT_EQ(v, 4096u);
+    EXPECT_TRUE(parse_size("256M", v, err));
+    EXPECT_EQ(v, 256u << 20);
+    EXPECT_TRUE(parse_size("2g", v, err));
+    EXPECT_EQ(v, std::size_t(2) << 30);
+    EXPECT_TRUE(parse_size("1GiB", v, err));
+    EXPECT_EQ(v, std::size_t(1) << 30);
+    EXPECT_TRUE(parse_size(" 64MB ", v, err));
+    EXPECT_EQ(v, std::size_t(64) << 20);
+}
+
+TEST(Env, MalformedSizes) {
+    std::size_t v = 0;
+    std::string err;
+    for (const char *bad : {"12Q", "", "M", "-5", "1.5G", "10 MX", "99999999999999999999", "20000000T"}) {
+        err.clear();
+        EXPECT_FALSE(parse_size(bad, v, err)) << bad;
+        EXPECT_FALSE(err.empty()) << bad;
+    }
+}
+
+TEST(Env, BoolsIntegersSeconds) {
+    bool b = false;
+    long l = 0;
+    double d = 0;
+    std::string err;
+    EXPECT_TRUE(parse_bool("yes", b, err) && b);
+    EXPECT_TRUE(parse_bool("0", b, err) && !b);
+    EXPECT_TRUE(parse_bool("OFF", b, err) && !b);
+    EXPECT_FALSE(parse_bool("maybe", b, err));
+    EXPECT_TRUE(parse_integer("-12", l, err) && l == -12);
+    EXPECT_FALSE(parse_integer("12x", l, err));
+    EXPECT_TRUE(parse_seconds("2.5", d, err) && d == 2.5);
+    EXPECT_FALSE(parse_seconds("-1", d, err));
+    EXPECT_FALSE(parse_seconds("soon", d, err));
+}
+
+namespace {
+std::map<std::string, std::string> fake_env;
+const char *fake_getenv(const char *n) {
+    auto it = fake_env.find(n);
+    return it == fake_env.end() ? nullptr : it->second.c_str();
+}
+} // namespace
+
+TEST(Env, DefaultsComeFromTheTable) {
+    fake_env.clear();
+    settings s;
+    std::string err;
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_EQ(s.symmetric_size, std::size_t(256) << 20);
+    EXPECT_TRUE(s.direct);
+    EXPECT_EQ(s.progress_thread, "auto");
+    EXPECT_EQ(s.wait_timeout, 0.0);
+    for (const env_var &v : env_table()) {
+        EXPECT_NE(std::string(v.description), "");
+        EXPECT_EQ(env_value_text(v, fake_getenv), v.default_value);
+    }
+}
+
+TEST(Env, MalformedValueNamesTheVariable) {
+    fake_env = {{"SHMEM_SYMMETRIC_SIZE", "12Q"}};
+    settings s;
+    std::string err;
+    EXPECT_FALSE(load_settings(s, err, fake_getenv));
+    EXPECT_NE(err.find("SHMEM_SYMMETRIC_SIZE='12Q'"), std::string::npos) << err;
+    EXPECT_NE(err.find("suffix"), std::string::npos) << err;
+
+    fake_env = {{"USHMEM_PROGRESS_THREAD", "sometimes"}};
+    EXPECT_FALSE(load_settings(s, err, fake_getenv));
+    EXPECT_NE(err.find("USHMEM_PROGRESS_THREAD"), std::string::npos) << err;
+
+    fake_env = {{"USHMEM_DIRECT", "0"}, {"SHMEM_SYMMETRIC_SIZE", "1G"}};
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_FALSE(s.direct);
+    EXPECT_EQ(s.symmetric_size, std::size_t(1) << 30);
+}
+
+TEST(Env, FormatBytes) {
+    EXPECT_EQ(format_bytes(2u << 20), "2 MiB");
+    EXPECT_EQ(format_bytes(4096), "4 KiB");
+    EXPECT_EQ(format_bytes(100), "100 bytes");
+}
