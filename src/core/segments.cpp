@@ -128,7 +128,7 @@ void map_static(const char *routine) {
             sigset_t all, old;
             sigfillset(&all);
             pthread_sigmask(SIG_SETMASK, &all, &old);
-            ok = transport::map_allocate(reinterpret_cast<void *>(r.lo), len, true, s.mem, err);
+            ok = transport::map_allocate_quiet(reinterpret_cast<void *>(r.lo), len, true, s.mem, err);
             if (ok) raw_copy(reinterpret_cast<void *>(r.lo), save, len);
             pthread_sigmask(SIG_SETMASK, &old, nullptr);
             std::free(save);

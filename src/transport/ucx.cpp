@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <ucs/debug/log_def.h>
+
 namespace ushmem::transport {
 namespace {
 ucp_context_h g_context = nullptr;
@@ -124,6 +126,20 @@ static bool do_map(void *addr, std::size_t len, unsigned flags, memory &m, std::
 
 bool map_allocate(void *addr, std::size_t len, bool fixed, memory &m, std::string &err) {
     return do_map(addr, len, UCP_MEM_MAP_ALLOCATE | (fixed ? UCP_MEM_MAP_FIXED : 0), m, err);
+}
+
+namespace {
+ucs_log_func_rc_t swallow_log(const char *, unsigned, const char *, ucs_log_level_t,
+                              const ucs_log_component_config_t *, const char *, va_list) {
+    return UCS_LOG_FUNC_RC_STOP;
+}
+} // namespace
+
+bool map_allocate_quiet(void *addr, std::size_t len, bool fixed, memory &m, std::string &err) {
+    ucs_log_push_handler(swallow_log);
+    bool ok = map_allocate(addr, len, fixed, m, err);
+    ucs_log_pop_handler();
+    return ok;
 }
 
 bool map_register(void *addr, std::size_t len, memory &m, std::string &err) {

@@ -39,6 +39,11 @@ std::vector<std::uint8_t> worker_address();
 
 // UCX-allocated memory at `addr` (exactly there if `fixed`). Contents are not preserved.
 bool map_allocate(void *addr, std::size_t len, bool fixed, memory &m, std::string &err);
+// Like map_allocate, but UCX's own error messages are suppressed while it runs. Used for the
+// static data, where UCX first tries huge pages at an address that cannot take them and logs
+// an error before falling back to small pages (the fallback is the expected outcome), and where
+// nothing may print while the program's data is being moved.
+bool map_allocate_quiet(void *addr, std::size_t len, bool fixed, memory &m, std::string &err);
 // Register memory the program already owns (reachable through UCX, emulated on the node).
 bool map_register(void *addr, std::size_t len, memory &m, std::string &err);
 void unmap(memory &m);

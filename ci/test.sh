@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The README's test command: install dependencies, build, and run every test.
+#  1. main build: unit tests, mpi_tests at 1/2/4 PEs in three configurations (default,
+#     UCX_TLS=tcp,self, USHMEM_DIRECT=0) with huge pages reserved, install test, bench smoke;
+#  2. the default-configuration mpi_tests again with no huge pages (the small-page fallback);
+#  3. AddressSanitizer+UBSan build: unit tests and the default-configuration mpi_tests.
+# Every mpirun runs under a ctest timeout, so a hang fails instead of stalling.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's own shared-memory BTL warns about oversubscription noise; keep output readable.
+export OMPI_MCA_btl_base_warn_component_unused=0
+bash ci/deps.sh || exit 1
+
+old_pages=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)
+restore() { bash ci/hugepages.sh "$old_pages" >/dev/null; }
+trap restore EXIT
+
+status=0
+step() { echo; echo "=== $*"; }
+
+step "build (RelWithDebInfo)"
+bash ci/build.sh build || exit 1
+
+# 4 PEs x (64 MiB heap + 3 pages UCX) = ~140 pages; keep headroom for parallel runs.
+step "huge pages reserved: $(bash ci/hugepages.sh 400)"
+step "unit, mpi, install and bench-smoke tests"
+ctest --test-dir build --output-on-failure --timeout 300 -j2 -LE serial || status=1
+ctest --test-dir build --output-on-failure --timeout 300 -L serial || status=1
+
+step "default-configuration mpi tests without huge pages (reserved: $(bash ci/hugepages.sh 0))"
+ctest --test-dir build --output-on-failure --timeout 300 -j2 -L default || status=1
+bash ci/hugepages.sh 400 >/dev/null
+
+step "AddressSanitizer + UndefinedBehaviorSanitizer build"
+if bash ci/build.sh build-asan -DUSHMEM_SANITIZE=address -DUSHMEM_BUILD_BENCH=OFF; then
+  # MPI and UCX are not instrumented and keep memory until exit: leak reports from them are
+  # noise (documented in docs/sanitizers.md), the rest of ASan/UBSan stays on.
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure --timeout 300 -j2 -L "unit|default" -LE serial || status=1
+else
+  status=1
+fi
+
+echo
+if [ $status = 0 ]; then echo "ci/test.sh: all test stages passed"; else echo "ci/test.sh: FAILURES (see above)"; fi
+exit $status

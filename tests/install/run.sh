@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# ushmem install test.
+#
+#   tests/install/run.sh BUILD_DIR [CONFIG]
+#
+# Installs the (already built) build tree BUILD_DIR into a temporary prefix P with
+# `cmake --install BUILD_DIR --prefix P`, checks the installed layout, then builds small programs
+# from outside the source tree against P only, and runs each on 2 PEs:
+#   (a) hello.c   with P/bin/ushmemcc (also calling MPI, through the wrapper's MPI flags)
+#   (b) hello.c   with `cc $(pkg-config --cflags --libs ushmem)`, PKG_CONFIG_PATH=<libdir>/pkgconfig
+#   (c) hello.c and hello.cpp with a CMake project using find_package(ushmem), CMAKE_PREFIX_PATH=P
+#   (d) hello.cpp with P/bin/ushmemcxx (also calling MPI)
+# Registered as the ctest `install` (label `install`) by cmake/install_test.cmake.
+#
+# Environment: CMAKE_COMMAND (cmake), USHMEM_MPIEXEC (mpirun), CC (cc), CXX (c++),
+# USHMEM_INSTALL_TEST_KEEP=1 keeps the temporary directory.
+set -uo pipefail
+
+if [ $# -lt 1 ]; then
+    echo "usage: $0 BUILD_DIR [CONFIG]" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source_include=$(cd "$here/../../include" && pwd)
+build=$(cd "$1" && pwd) || exit 2
+config=${2:-}
+cmake=${CMAKE_COMMAND:-cmake}
+mpiexec=${USHMEM_MPIEXEC:-mpirun}
+cc=${CC:-cc}
+cxx=${CXX:-c++}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ushmem-install-test.XXXXXX")
+if [ "${USHMEM_INSTALL_TEST_KEEP:-0}" = 1 ]; then
+    echo "keeping $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+prefix=$work/prefix
+
+passed=0
+failed=0
+pass() {
+    echo "PASS: $1"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAIL: $1"
+    failed=$((failed + 1))
+}
+show_log() {
+    echo "---- $1 (last 40 lines) ----"
+    tail -n 40 "$1"
+    echo "----"
+}
+# step NAME LOG COMMAND...: run COMMAND with its output in LOG, record the result.
+step() {
+    local name=$1 log=$2
+    shift 2
+    if "$@" > "$log" 2>&1; then
+        pass "$name"
+        return 0
+    fi
+    fail "$name"
+    show_log "$log"
+    return 1
+}
+finish() {
+    echo "install test: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+mpi_flags=()
+pass_ld_library_path=()
+if "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+    mpi_flags=(--allow-run-as-root --oversubscribe)
+    pass_ld_library_path=(-x LD_LIBRARY_PATH)
+fi
+# run_pes NAME PROGRAM_TAG EXE [mpirun options...]: run EXE on 2 PEs; it must exit 0 and each PE
+# must print "PROGRAM_TAG: PE <n> of 2: OK".
+run_pes() {
+    local name=$1 tag=$2 exe=$3
+    shift 3
+    local log=$work/run-$name.log
+    timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$@" "$exe" > "$log" 2>&1
+    local rc=$?
+    local good
+    good=$(grep -c "^$tag: PE [01] of 2: OK" "$log")
+    if [ "$rc" -eq 0 ] && [ "$good" -eq 2 ]; then
+        pass "run $name"
+    else
+        fail "run $name (exit $rc, $good of 2 PEs OK)"
+        show_log "$log"
+    fi
+}
+
+# ---- install -------------------------------------------------------------------------------
+install_cmd=("$cmake" --install "$build" --prefix "$prefix")
+if [ -n "$config" ]; then
+    install_cmd+=(--config "$config")
+fi
+step "cmake --install" "$work/install.log" "${install_cmd[@]}" || finish
+
+version=$(sed -n 's/^set(USHMEM_VERSION \[=\[\(.*\)\]=\])$/\1/p' "$build/ushmem-install/install-vars.cmake")
+echo "ushmem version $version, prefix $prefix"
+
+# ---- layout --------------------------------------------------------------------------------
+libdir=
+for d in "$prefix/lib" "$prefix/lib64" "$prefix"/lib/*-linux-gnu*; do
+    if [ -e "$d/libushmem.so" ]; then
+        libdir=$d
+        break
+    fi
+done
+if [ -z "$libdir" ]; then
+    fail "libushmem.so installed"
+    find "$prefix" | sort
+    finish
+fi
+pass "libushmem.so installed in ${libdir#"$prefix"/}"
+
+soname=$(readelf -d "$libdir/libushmem.so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+if [ -n "$soname" ] && [ -L "$libdir/libushmem.so" ] && [ -e "$libdir/$soname" ] &&
+    [ -f "$libdir/libushmem.so.$version" ] && [ ! -L "$libdir/libushmem.so.$version" ]; then
+    pass "SONAME $soname, libushmem.so.$version with links"
+else
+    fail "SONAME (got '$soname') and versioned file libushmem.so.$version"
+    ls -l "$libdir"
+fi
+
+runpath=$(readelf -d "$libdir/libushmem.so.$version" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\].*/\1/p')
+if [[ "$runpath" == *"$build"* ]]; then
+    fail "installed library has no build-tree run path (RUNPATH=$runpath)"
+else
+    pass "installed library has no build-tree run path${runpath:+ (RUNPATH=$runpath)}"
+fi
+
+missing=0
+while IFS= read -r f; do
+    case $(basename "$f") in CMakeLists.txt | *.in | .*) continue ;; esac
+    if ! cmp -s "$source_include/$f" "$prefix/include/$f"; then
+        echo "  not installed (or different): include/$f"
+        missing=1
+    fi
+done < <(cd "$source_include" && find . -type f | sed 's|^\./||')
+if [ "$missing" -eq 0 ] && [ -f "$prefix/include/shmem.h" ] && [ -f "$prefix/include/shmemx.h" ]; then
+    pass "headers: include/ tree installed"
+else
+    fail "headers: include/ tree installed"
+fi
+
+for f in "$prefix/bin/ushmemcc" "$prefix/bin/ushmemcxx" "$libdir/pkgconfig/ushmem.pc" \
+    "$libdir/cmake/ushmem/ushmemConfig.cmake" "$libdir/cmake/ushmem/ushmemConfigVersion.cmake" \
+    "$libdir/cmake/ushmem/ushmemTargets.cmake"; do
+    if [ -e "$f" ]; then pass "installed ${f#"$prefix"/}"; else fail "installed ${f#"$prefix"/}"; fi
+done
+
+# The public headers stand alone: no MPI, UCX or hwloc headers needed.
+printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { return 0; }\n' > "$work/headers.c"
+step "headers compile as C with only -I<prefix>/include" "$work/headers-c.log" \
+    "$cc" -fsyntax-only -I"$prefix/include" "$work/headers.c"
+step "headers compile as C++ with only -I<prefix>/include" "$work/headers-cxx.log" \
+    "$cxx" -fsyntax-only -x c++ -I"$prefix/include" "$work/headers.c"
+
+# ---- (a) ushmemcc --------------------------------------------------------------------------
+ushmemcc=$prefix/bin/ushmemcc
+ushmemcxx=$prefix/bin/ushmemcxx
+show=$("$ushmemcc" --showme hello.c 2>&1)
+echo "ushmemcc --showme hello.c: $show"
+if [[ "$show" == *"-I$prefix/include"* && "$show" == *"-L$libdir"* && "$show" == *"-lushmem"* &&
+    "$show" == *"-Wl,-rpath,$libdir"* && "$show" == *"hello.c"* ]]; then
+    pass "ushmemcc --showme"
+else
+    fail "ushmemcc --showme"
+fi
+show=$("$ushmemcc" -show -c hello.c 2>&1)
+if [[ "$show" == *"-I$prefix/include"* && "$show" != *"-lushmem"* ]]; then
+    pass "ushmemcc -show -c: compile only, no link flags"
+else
+    fail "ushmemcc -show -c: compile only, no link flags ($show)"
+fi
+show=$(USHMEMCC_CC="echo cc-override" "$ushmemcc" 'an arg' other.c 2>&1)
+if [[ "$show" == "cc-override -I$prefix/include"*"an arg other.c"*"-lushmem"* ]]; then
+    pass "USHMEMCC_CC overrides the compiler, arguments pass through"
+else
+    fail "USHMEMCC_CC overrides the compiler, arguments pass through ($show)"
+fi
+show=$(USHMEMCXX_CXX="echo cxx-override" "$ushmemcxx" x.cpp 2>&1)
+if [[ "$show" == "cxx-override "*"x.cpp"*"-lushmem"* ]]; then
+    pass "USHMEMCXX_CXX overrides the compiler"
+else
+    fail "USHMEMCXX_CXX overrides the compiler ($show)"
+fi
+
+if step "build (a) ushmemcc hello.c (with MPI calls)" "$work/build-a.log" \
+    "$ushmemcc" -DUSHMEM_HELLO_MPI -o "$work/hello_ushmemcc" "$here/hello.c"; then
+    run_pes "(a) ushmemcc" hello.c "$work/hello_ushmemcc"
+fi
+
+# ---- (b) pkg-config ------------------------------------------------------------------------
+export PKG_CONFIG_PATH=$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+pc_version=$(pkg-config --modversion ushmem 2>&1)
+if [ "$pc_version" = "$version" ]; then
+    pass "pkg-config --modversion ushmem = $version"
+else
+    fail "pkg-config --modversion ushmem = $version (got '$pc_version')"
+fi
+pc_cflags=$(pkg-config --cflags ushmem 2>&1)
+pc_libs=$(pkg-config --libs ushmem 2>&1)
+echo "pkg-config --cflags --libs ushmem: $pc_cflags $pc_libs"
+if [ "$(echo "$pc_cflags" | sed 's/[[:space:]]*$//')" = "-I$prefix/include" ]; then
+    pass "pkg-config --cflags is just -I<prefix>/include"
+else
+    fail "pkg-config --cflags is just -I<prefix>/include (got '$pc_cflags')"
+fi
+# shellcheck disable=SC2086 # word splitting of pkg-config output is intended
+if step "build (b) cc \$(pkg-config --cflags --libs ushmem) hello.c" "$work/build-b.log" \
+    "$cc" $pc_cflags -o "$work/hello_pkgconfig" "$here/hello.c" $pc_libs; then
+    # pkg-config gives no run path, as usual: the loader finds libushmem via LD_LIBRARY_PATH.
+    LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        run_pes "(b) pkg-config" hello.c "$work/hello_pkgconfig" "${pass_ld_library_path[@]}"
+fi
+
+# ---- (c) CMake find_package(ushmem) ---------------------------------------------------------
+consumer=$work/consumer
+if step "configure (c) find_package(ushmem)" "$work/configure-c.log" \
+    env -u CMAKE_PREFIX_PATH "$cmake" -S "$here/consumer" -B "$consumer" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DUSHMEM_EXPECTED_VERSION="$version" \
+    -DCMAKE_BUILD_TYPE=Release; then
+    if grep -q "ushmem $version from $libdir/cmake/ushmem" "$work/configure-c.log"; then
+        pass "find_package(ushmem) found the test installation"
+    else
+        fail "find_package(ushmem) found the test installation"
+        show_log "$work/configure-c.log"
+    fi
+    if step "build (c) CMake project" "$work/build-c.log" \
+        "$cmake" --build "$consumer" -j 2; then
+        run_pes "(c) CMake hello_c" hello.c "$consumer/hello_c"
+        run_pes "(c) CMake hello_cpp" hello.cpp "$consumer/hello_cpp"
+    fi
+fi
+
+# ---- (d) ushmemcxx -------------------------------------------------------------------------
+if step "build (d) ushmemcxx hello.cpp (with MPI calls)" "$work/build-d.log" \
+    "$ushmemcxx" -DUSHMEM_HELLO_MPI -o "$work/hello_ushmemcxx" "$here/hello.cpp"; then
+    run_pes "(d) ushmemcxx" hello.cpp "$work/hello_ushmemcxx"
+fi
+
+finish
