@@ -2,17 +2,27 @@
 // allocator is deterministic, so every PE gets the same offset without exchanging anything.
 #include "core/runtime.hpp"
 
+#include "bootstrap/bootstrap.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
 #include <cstdint>
 
 namespace ushmem::core {
 namespace {
 void report_exhausted(const char *routine, std::size_t size) {
+    // Suggest the next power of two that would hold the current heap plus this request.
+    std::string hint = "";
+    if (size < (std::size_t(1) << 46))
+        hint = " (e.g. SHMEM_SYMMETRIC_SIZE=" +
+               std::to_string(std::max<std::size_t>(1, (std::size_t(1) << (64 - __builtin_clzll(
+                   (rt.cfg.symmetric_size + size) | 1))) >> 20)) + "M)";
     error(routine,
           "cannot allocate %zu bytes: %zu bytes free in the symmetric heap, largest free block %zu "
-          "bytes, heap size SHMEM_SYMMETRIC_SIZE=%zu; raise SHMEM_SYMMETRIC_SIZE (e.g. "
-          "SHMEM_SYMMETRIC_SIZE=%s) or free symmetric memory",
-          size, rt.heap.free_bytes(), rt.heap.largest_free_block(), rt.cfg.symmetric_size,
-          format_bytes(std::size_t(1) << (64 - __builtin_clzll((rt.cfg.symmetric_size + size) | 1))).c_str());
+          "bytes, heap size SHMEM_SYMMETRIC_SIZE=%zu; raise SHMEM_SYMMETRIC_SIZE%s or free "
+          "symmetric memory; returning NULL",
+          size, rt.heap.free_bytes(), rt.heap.largest_free_block(), rt.cfg.symmetric_size, hint.c_str());
 }
 
 void *at(std::size_t off) { return reinterpret_cast<void *>(rt.seg[seg_heap].base + off); }
@@ -23,11 +33,25 @@ bool heap_offset(const void *ptr, std::size_t &off) {
     off = a - b;
     return rt.heap.block_size(off) != 0;
 }
+
+// Under SHMEM_DEBUG, catch the classic symmetric-allocation bug (PEs asking for different sizes,
+// which desynchronises every later offset) where it happens rather than as corruption later.
+void check_same_everywhere(const char *routine, std::size_t size, std::size_t alignment) {
+    if (!rt.cfg.debug || !bootstrap::usable()) return;
+    std::uint64_t lo = bootstrap::min_u64(size), hi = bootstrap::max_u64(size);
+    std::uint64_t alo = bootstrap::min_u64(alignment), ahi = bootstrap::max_u64(alignment);
+    if (lo != hi || alo != ahi)
+        fatal(routine, "symmetric allocation with different arguments on different PEs (sizes "
+                       "%" PRIu64 "..%" PRIu64 ", alignments %" PRIu64 "..%" PRIu64 "); every PE must "
+                       "request the same size and alignment (checked because SHMEM_DEBUG is set)",
+              lo, hi, alo, ahi);
+}
 } // namespace
 
 void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment) {
     if (alignment & (alignment - 1))
         fatal(routine, "alignment %zu is not a power of two", alignment);
+    check_same_everywhere(routine, size, alignment);
     // Identical decisions on every PE; NULL on every PE when it does not fit.
     auto off = rt.heap.allocate(size, alignment);
     if (!off) report_exhausted(routine, size);

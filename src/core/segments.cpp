@@ -63,7 +63,9 @@ int find_static(struct dl_phdr_info *info, size_t, void *arg) {
 }
 
 // Copy without calling anything: while the program's data is being replaced, even a call
-// through the program's own PLT would read a zeroed GOT entry.
+// through the program's own PLT would read a zeroed GOT entry. Also used for the copies out,
+// because the segment spans sanitizer redzones between globals that an intercepted memcpy
+// would (rightly, for a program) refuse to read.
 inline void raw_copy(void *dst, const void *src, std::size_t n) {
     asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
 }
@@ -124,7 +126,7 @@ void map_static(const char *routine) {
         // zero; signals are blocked and only this library's code runs in that window.
         void *save = std::malloc(len);
         if (save) {
-            std::memcpy(save, reinterpret_cast<void *>(r.lo), len);
+            raw_copy(save, reinterpret_cast<void *>(r.lo), len);
             sigset_t all, old;
             sigfillset(&all);
             pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -162,7 +164,7 @@ void unmap_static() {
             s = segment{};
             return;
         }
-        std::memcpy(save, addr, len);
+        raw_copy(save, addr, len);
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
