@@ -57,16 +57,17 @@ extern "C" {
 #define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
 /* pSync arrays of the active-set collectives. One size for all keeps the legacy routines'
- * requirements simple; every element must be initialised to SHMEM_SYNC_VALUE. */
+ * requirements simple; every element must be initialised to SHMEM_SYNC_VALUE. ushmem uses 90
+ * words of it (signal counters; see docs/collectives.md). */
 #define SHMEM_SYNC_VALUE 0L
-#define SHMEM_SYNC_SIZE 64
+#define SHMEM_SYNC_SIZE 96
 #define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
 #define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 16
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 64
 #define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
 #define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
 #define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
@@ -138,8 +139,8 @@ void shmem_fence(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_quiet(void);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
-void shmem_pe_quiet(int target_pe);
-void shmem_ctx_pe_quiet(shmem_ctx_t ctx, int target_pe);
+void shmem_pe_quiet(const int *target_pes, size_t npes);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
 /* ---- Collectives needed by every program ---- */
 void shmem_barrier_all(void);
@@ -150,5 +151,10 @@ void shmem_sync_all(void);
 #endif
 
 #include <ushmem/c/rma.h>
+#include <ushmem/c/amo.h>
+#include <ushmem/c/signal.h>
+#include <ushmem/c/sync.h>
+#include <ushmem/c/team.h>
+#include <ushmem/c/coll.h>
 
 #endif /* USHMEM_SHMEM_H */

@@ -23,12 +23,23 @@ TEST(Env, Sizes) {
     EXPECT_EQ(v, std::size_t(1) << 30);
     EXPECT_TRUE(parse_size(" 64MB ", v, err));
     EXPECT_EQ(v, std::size_t(64) << 20);
+    // The specification's own examples.
+    EXPECT_TRUE(parse_size("20m", v, err));
+    EXPECT_EQ(v, 20971520u);
+    EXPECT_TRUE(parse_size("3.1M", v, err));
+    EXPECT_EQ(v, 3250586u);
+    EXPECT_TRUE(parse_size(".5m", v, err));
+    EXPECT_EQ(v, std::size_t(1) << 19);
+    EXPECT_TRUE(parse_size("20kk", v, err));
+    EXPECT_EQ(v, 20480u);
+    EXPECT_TRUE(parse_size("1.5G", v, err));
+    EXPECT_EQ(v, std::size_t(3) << 29);
 }
 
 TEST(Env, MalformedSizes) {
     std::size_t v = 0;
     std::string err;
-    for (const char *bad : {"12Q", "", "M", "-5", "1.5G", "10 MX", "99999999999999999999", "20000000T"}) {
+    for (const char *bad : {"12Q", "", "M", "-5", ".", "x10", "3,5M", "99999999999999999999", "20000000T"}) {
         err.clear();
         EXPECT_FALSE(parse_size(bad, v, err)) << bad;
         EXPECT_FALSE(err.empty()) << bad;
@@ -85,6 +96,14 @@ TEST(Env, MalformedValueNamesTheVariable) {
     fake_env = {{"USHMEM_PROGRESS_THREAD", "sometimes"}};
     EXPECT_FALSE(load_settings(s, err, fake_getenv));
     EXPECT_NE(err.find("USHMEM_PROGRESS_THREAD"), std::string::npos) << err;
+
+    // The deprecated SMA_ name works when SHMEM_ is not set, and loses when both are.
+    fake_env = {{"SMA_SYMMETRIC_SIZE", "8M"}};
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_EQ(s.symmetric_size, std::size_t(8) << 20);
+    fake_env = {{"SMA_SYMMETRIC_SIZE", "8M"}, {"SHMEM_SYMMETRIC_SIZE", "16M"}};
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_EQ(s.symmetric_size, std::size_t(16) << 20);
 
     fake_env = {{"USHMEM_DIRECT", "0"}, {"SHMEM_SYMMETRIC_SIZE", "1G"}};
     ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;

@@ -4,6 +4,7 @@
 #include <shmem.h>
 
 #include "core/runtime.hpp"
+#include "core/team.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -19,45 +20,64 @@ struct ushmem_ctx {
     ushmem::core::context *impl;
 };
 
+// A team handle (api/team.cpp): the core team, nullptr once destroyed (the handle itself is kept,
+// so that using a destroyed team is reported rather than undefined).
+struct ushmem_team {
+    ushmem::core::team *impl;
+};
+
 namespace ushmem::api {
 
 using core::rt;
 
-inline core::context &ctx_of(const char *routine, shmem_ctx_t ctx) {
+USHMEM_HOT core::context &ctx_of(const char *routine, shmem_ctx_t ctx) {
     if (USHMEM_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->impl == nullptr))
         core::fatal(routine, "invalid context handle (SHMEM_CTX_INVALID or a destroyed context); "
                              "pass SHMEM_CTX_DEFAULT or a context from shmem_ctx_create");
     return *ctx->impl;
 }
 
-inline std::size_t bytes_of(const char *routine, std::size_t nelems, std::size_t elem) {
+// Contexts created from a team take team-relative PE numbers; the others world ones (checked later
+// by check_pe).
+[[noreturn]] void fail_team_pe(const char *routine, int pe, int n);
+inline int ctx_pe(const char *routine, const core::context &c, int pe) {
+    if (USHMEM_LIKELY(c.team_pes == nullptr)) return pe;
+    if (USHMEM_UNLIKELY(unsigned(pe) >= unsigned(c.team_n))) fail_team_pe(routine, pe, c.team_n);
+    return c.team_pes[pe];
+}
+
+// The core team of a handle (checks that the library runs); nullptr for SHMEM_TEAM_INVALID.
+// A destroyed team ends the job with a message.
+core::team *team_of(const char *routine, shmem_team_t team);
+
+USHMEM_HOT std::size_t bytes_of(const char *routine, std::size_t nelems, std::size_t elem) {
     if (USHMEM_UNLIKELY(nelems > SIZE_MAX / elem))
         core::fatal(routine, "element count %zu is too large (%zu-byte elements overflow size_t); "
                              "a negative count passed as size_t?", nelems, elem);
     return nelems * elem;
 }
 
-inline void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
     core::check_pe(r, pe);
     core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
 }
 
-inline void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
     core::check_pe(r, pe);
     core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
 }
 
-template <class T> inline void p(const char *r, core::context &c, T *d, T v, int pe) {
+template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v, int pe) {
     core::check_running(r);
     core::check_pe(r, pe);
     core::put(r, c, d, &v, sizeof(T), pe, false);
 }
 
-template <class T> inline T g(const char *r, core::context &c, const T *s, int pe) {
+template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, int pe) {
     core::check_running(r);
     core::check_pe(r, pe);
     T v;

@@ -3,13 +3,17 @@
 
 using namespace ushmem;
 
+// A zero size "performs no action and returns a null pointer" (OpenSHMEM 1.6): no barrier
+// either, which is consistent because every PE passes the same size.
 USHMEM_DEF(void *, shmem_malloc, (size_t size)) {
     core::check_running("shmem_malloc");
+    if (size == 0) return nullptr;
     return core::sym_alloc("shmem_malloc", size, core::heap_allocator::default_alignment);
 }
 
 USHMEM_DEF(void *, shmem_malloc_with_hints, (size_t size, long hints)) {
     core::check_running("shmem_malloc_with_hints");
+    if (size == 0) return nullptr;
     (void)hints;  // every block already supports remote atomics and signals
     return core::sym_alloc("shmem_malloc_with_hints", size, core::heap_allocator::default_alignment);
 }
@@ -17,8 +21,14 @@ USHMEM_DEF(void *, shmem_malloc_with_hints, (size_t size, long hints)) {
 USHMEM_DEF(void *, shmem_calloc, (size_t count, size_t size)) {
     const char *r = "shmem_calloc";
     core::check_running(r);
-    std::size_t bytes = api::bytes_of(r, count, size ? size : 1);
-    if (size == 0) bytes = 0;
+    if (count == 0 || size == 0) return nullptr;
+    if (count > SIZE_MAX / size) {
+        // Too large for any heap: the same answer as an allocation that does not fit.
+        core::error(r, "count %zu x size %zu overflows size_t; returning NULL", count, size);
+        core::barrier_all(r, true);
+        return nullptr;
+    }
+    std::size_t bytes = count * size;
     void *p = core::sym_alloc(r, bytes, core::heap_allocator::default_alignment);
     // Zero before anyone may write: sym_alloc's barrier has passed, so zero then barrier again.
     if (p) std::memset(p, 0, bytes);
@@ -33,6 +43,7 @@ USHMEM_DEF(void *, shmem_align, (size_t alignment, size_t size)) {
         core::barrier_all("shmem_align", true);
         return nullptr;
     }
+    if (size == 0) return nullptr;
     return core::sym_alloc("shmem_align", size, alignment);
 }
 
@@ -49,6 +60,7 @@ USHMEM_DEF(void, shmem_free, (void *ptr)) {
 // Deprecated names.
 USHMEM_DEF(void *, shmalloc, (size_t size)) {
     core::check_running("shmalloc");
+    if (size == 0) return nullptr;
     return core::sym_alloc("shmalloc", size, core::heap_allocator::default_alignment);
 }
 USHMEM_DEF(void *, shmemalign, (size_t alignment, size_t size)) { return pshmem_align(alignment, size); }

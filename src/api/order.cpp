@@ -24,16 +24,25 @@ USHMEM_DEF(void, shmem_ctx_quiet, (shmem_ctx_t ctx)) {
     core::quiet("shmem_ctx_quiet", api::ctx_of("shmem_ctx_quiet", ctx));
 }
 
-USHMEM_DEF(void, shmem_pe_quiet, (int pe)) {
-    core::check_running("shmem_pe_quiet");
-    core::check_pe("shmem_pe_quiet", pe);
-    core::pe_quiet("shmem_pe_quiet", rt.default_ctx, pe);
+namespace {
+// OpenSHMEM 1.6 pe_quiet: completion for a set of PEs only (numbered in the context's team).
+void pe_quiet_set(const char *r, core::context &c, const int *pes, size_t n) {
+    core::check_running(r);
+    if (n && !pes) core::fatal(r, "target_pes is NULL but npes is %zu", n);
+    for (size_t i = 0; i < n; ++i) {
+        int pe = api::ctx_pe(r, c, pes[i]);
+        core::check_pe(r, pe);
+        core::pe_quiet(r, c, pe);
+    }
+}
+} // namespace
+
+USHMEM_DEF(void, shmem_pe_quiet, (const int *target_pes, size_t npes)) {
+    pe_quiet_set("shmem_pe_quiet", rt.default_ctx, target_pes, npes);
 }
 
-USHMEM_DEF(void, shmem_ctx_pe_quiet, (shmem_ctx_t ctx, int pe)) {
-    core::check_running("shmem_ctx_pe_quiet");
-    core::check_pe("shmem_ctx_pe_quiet", pe);
-    core::pe_quiet("shmem_ctx_pe_quiet", api::ctx_of("shmem_ctx_pe_quiet", ctx), pe);
+USHMEM_DEF(void, shmem_ctx_pe_quiet, (shmem_ctx_t ctx, const int *target_pes, size_t npes)) {
+    pe_quiet_set("shmem_ctx_pe_quiet", api::ctx_of("shmem_ctx_pe_quiet", ctx), target_pes, npes);
 }
 
 USHMEM_DEF(void, shmem_barrier_all, (void)) {

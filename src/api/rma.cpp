@@ -10,7 +10,8 @@ using ushmem::api::rt;
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_put, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
         const char *r = "shmem_ctx_" #N "_put";                                                   \
-        api::put(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, false);                            \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_put_nbi, (T * d, const T *s, size_t n, int pe)) {                \
         api::put("shmem_" #N "_put_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
@@ -18,14 +19,16 @@ using ushmem::api::rt;
     USHMEM_DEF(void, shmem_ctx_##N##_put_nbi,                                                     \
                (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
         const char *r = "shmem_ctx_" #N "_put_nbi";                                               \
-        api::put(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, true);                             \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_get, (T * d, const T *s, size_t n, int pe)) {                    \
         api::get("shmem_" #N "_get", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_get, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
         const char *r = "shmem_ctx_" #N "_get";                                                   \
-        api::get(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, false);                            \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_get_nbi, (T * d, const T *s, size_t n, int pe)) {                \
         api::get("shmem_" #N "_get_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
@@ -33,21 +36,24 @@ using ushmem::api::rt;
     USHMEM_DEF(void, shmem_ctx_##N##_get_nbi,                                                     \
                (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
         const char *r = "shmem_ctx_" #N "_get_nbi";                                               \
-        api::get(r, api::ctx_of(r, c), d, s, n, sizeof(T), pe, true);                             \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_p, (T * d, T v, int pe)) {                                       \
         api::p("shmem_" #N "_p", rt.default_ctx, d, v, pe);                                       \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_p, (shmem_ctx_t c, T * d, T v, int pe)) {                    \
         const char *r = "shmem_ctx_" #N "_p";                                                     \
-        api::p(r, api::ctx_of(r, c), d, v, pe);                                                   \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::p(r, cc, d, v, api::ctx_pe(r, cc, pe));                                              \
     }                                                                                             \
     USHMEM_DEF(T, shmem_##N##_g, (const T *s, int pe)) {                                          \
         return api::g("shmem_" #N "_g", rt.default_ctx, s, pe);                                   \
     }                                                                                             \
     USHMEM_DEF(T, shmem_ctx_##N##_g, (shmem_ctx_t c, const T *s, int pe)) {                       \
         const char *r = "shmem_ctx_" #N "_g";                                                     \
-        return api::g(r, api::ctx_of(r, c), s, pe);                                               \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        return api::g(r, cc, s, api::ctx_pe(r, cc, pe));                                          \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_iput,                                                            \
                (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)) {             \
@@ -57,7 +63,8 @@ using ushmem::api::rt;
                (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n,         \
                 int pe)) {                                                                        \
         const char *r = "shmem_ctx_" #N "_iput";                                                  \
-        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, sizeof(T), pe);                     \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::iput(r, cc, d, s, dst, sst, 1, n, sizeof(T), api::ctx_pe(r, cc, pe));                \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_iget,                                                            \
                (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)) {             \
@@ -67,7 +74,8 @@ using ushmem::api::rt;
                (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n,         \
                 int pe)) {                                                                        \
         const char *r = "shmem_ctx_" #N "_iget";                                                  \
-        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, sizeof(T), pe);                     \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::iget(r, cc, d, s, dst, sst, 1, n, sizeof(T), api::ctx_pe(r, cc, pe));                \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_ibput,                                                           \
                (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)) {  \
@@ -77,7 +85,8 @@ using ushmem::api::rt;
                (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b,         \
                 size_t nb, int pe)) {                                                             \
         const char *r = "shmem_ctx_" #N "_ibput";                                                 \
-        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, sizeof(T), pe);                    \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::iput(r, cc, d, s, dst, sst, b, nb, sizeof(T), api::ctx_pe(r, cc, pe));               \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_ibget,                                                           \
                (T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t nb, int pe)) {  \
@@ -87,7 +96,8 @@ using ushmem::api::rt;
                (shmem_ctx_t c, T * d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t b,         \
                 size_t nb, int pe)) {                                                             \
         const char *r = "shmem_ctx_" #N "_ibget";                                                 \
-        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, sizeof(T), pe);                    \
+        core::context &cc = api::ctx_of(r, c);                                                    \
+        api::iget(r, cc, d, s, dst, sst, b, nb, sizeof(T), api::ctx_pe(r, cc, pe));               \
     }
 USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
 
@@ -99,7 +109,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_put##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
                                              int pe)) {                                             \
         const char *r = "shmem_ctx_put" #SUFFIX;                                                    \
-        api::put(r, api::ctx_of(r, c), d, s, n, ELEM, pe, false);                                   \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_put##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
         api::put("shmem_put" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
@@ -107,7 +118,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_put##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
                                                    size_t n, int pe)) {                             \
         const char *r = "shmem_ctx_put" #SUFFIX "_nbi";                                             \
-        api::put(r, api::ctx_of(r, c), d, s, n, ELEM, pe, true);                                    \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
     }                                                                                               \
     USHMEM_DEF(void, shmem_get##SUFFIX, (void *d, const void *s, size_t n, int pe)) {               \
         api::get("shmem_get" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
@@ -115,7 +127,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_get##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
                                              int pe)) {                                             \
         const char *r = "shmem_ctx_get" #SUFFIX;                                                    \
-        api::get(r, api::ctx_of(r, c), d, s, n, ELEM, pe, false);                                   \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_get##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
         api::get("shmem_get" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
@@ -123,7 +136,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_get##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
                                                    size_t n, int pe)) {                             \
         const char *r = "shmem_ctx_get" #SUFFIX "_nbi";                                             \
-        api::get(r, api::ctx_of(r, c), d, s, n, ELEM, pe, true);                                    \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
     }
 #define DEF_RMA_SIZED(BITS, BYTES, _)                                                               \
     DEF_RMA_UNTYPED(BITS, BYTES)                                                                    \
@@ -134,7 +148,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_iput##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,   \
                                             ptrdiff_t sst, size_t n, int pe)) {                     \
         const char *r = "shmem_ctx_iput" #BITS;                                                     \
-        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, BYTES, pe);                           \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::iput(r, cc, d, s, dst, sst, 1, n, BYTES, api::ctx_pe(r, cc, pe));                      \
     }                                                                                               \
     USHMEM_DEF(void, shmem_iget##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,       \
                                         size_t n, int pe)) {                                        \
@@ -143,7 +158,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_iget##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,   \
                                             ptrdiff_t sst, size_t n, int pe)) {                     \
         const char *r = "shmem_ctx_iget" #BITS;                                                     \
-        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, 1, n, BYTES, pe);                           \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::iget(r, cc, d, s, dst, sst, 1, n, BYTES, api::ctx_pe(r, cc, pe));                      \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ibput##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,      \
                                          size_t b, size_t nb, int pe)) {                            \
@@ -152,7 +168,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_ibput##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,  \
                                              ptrdiff_t sst, size_t b, size_t nb, int pe)) {         \
         const char *r = "shmem_ctx_ibput" #BITS;                                                    \
-        api::iput(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, BYTES, pe);                          \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::iput(r, cc, d, s, dst, sst, b, nb, BYTES, api::ctx_pe(r, cc, pe));                     \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ibget##BITS, (void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,      \
                                          size_t b, size_t nb, int pe)) {                            \
@@ -161,7 +178,8 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
     USHMEM_DEF(void, shmem_ctx_ibget##BITS, (shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst,  \
                                              ptrdiff_t sst, size_t b, size_t nb, int pe)) {         \
         const char *r = "shmem_ctx_ibget" #BITS;                                                    \
-        api::iget(r, api::ctx_of(r, c), d, s, dst, sst, b, nb, BYTES, pe);                          \
+        core::context &cc = api::ctx_of(r, c);                                                      \
+        api::iget(r, cc, d, s, dst, sst, b, nb, BYTES, api::ctx_pe(r, cc, pe));                     \
     }
 USHMEM_RMA_SIZES(DEF_RMA_SIZED, _)
 DEF_RMA_UNTYPED(mem, 1)

@@ -15,12 +15,7 @@ using ushmem::api::rt;
 // valid before any constructor runs.
 USHMEM_EXPORT ushmem_ctx ushmem_ctx_default_ = {&ushmem::core::rt.default_ctx};
 
-// Teams arrive with the teams issue; the handles exist so that programs naming them link.
-struct ushmem_team {
-    int kind;
-};
-USHMEM_EXPORT ushmem_team ushmem_team_world_ = {1};
-USHMEM_EXPORT ushmem_team ushmem_team_shared_ = {2};
+// The predefined team handles are in api/team.cpp.
 
 USHMEM_DEF(void, shmem_init, (void)) { core::init("shmem_init", nullptr, SHMEM_THREAD_SINGLE); }
 

@@ -27,42 +27,44 @@ const std::vector<env_var> &env_table() {
 }
 
 bool parse_size(std::string_view text, std::size_t &out, std::string &err) {
+    // The specification's syntax: a non-negative integer or decimal ("3.1M", ".5m"), an optional
+    // multiplier k/m/g/t (binary, either case), and anything after the multiplier is ignored
+    // ("20kk" is 20 KiB, so "512MiB" and "512MB" read as 512 MiB). The size is the ceiling of
+    // number x multiplier.
     std::string t = trim(text);
-    const char *forms = "expected a whole number of bytes with an optional K, M, G or T suffix (e.g. 512M)";
-    if (t.empty() || !(t[0] >= '0' && t[0] <= '9')) {
+    const char *forms = "expected a non-negative number of bytes with an optional K, M, G or T "
+                        "suffix (e.g. 512M or 1.5G)";
+    std::size_t i = 0;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+    std::size_t int_end = i;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+    }
+    std::string number = t.substr(0, i);
+    if (number.empty() || number == "." || (int_end == 0 && i <= 1)) {
         err = forms;
         return false;
     }
-    errno = 0;
-    char *end = nullptr;
-    unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-    if (errno == ERANGE) {
-        err = "value too large";
-        return false;
-    }
-    std::string suffix = trim(end);
+    while (i < t.size() && t[i] == ' ') ++i;
     unsigned shift = 0;
-    if (!suffix.empty()) {
-        char c = char(std::toupper(static_cast<unsigned char>(suffix[0])));
-        std::string rest = suffix.substr(1);
-        if (!(rest.empty() || rest == "B" || rest == "b" || rest == "iB" || rest == "ib")) {
-            err = forms;
-            return false;
-        }
-        switch (c) {
-        case 'K': shift = 10; break;
-        case 'M': shift = 20; break;
-        case 'G': shift = 30; break;
-        case 'T': shift = 40; break;
-        case 'B': if (rest.empty()) break; [[fallthrough]];
+    if (i < t.size()) {
+        switch (std::tolower(static_cast<unsigned char>(t[i]))) {
+        case 'k': shift = 10; break;
+        case 'm': shift = 20; break;
+        case 'g': shift = 30; break;
+        case 't': shift = 40; break;
+        case 'b': break;  // plain bytes: "4096B"
         default: err = forms; return false;
         }
     }
-    if (shift && v > (~0ULL >> shift)) {
+    long double v = std::strtold(number.c_str(), nullptr);
+    long double bytes = std::ceil(v * std::ldexp(1.0L, int(shift)));
+    if (!(bytes >= 0) || bytes > 1.8e19L) {
         err = "value too large";
         return false;
     }
-    out = std::size_t(v << shift);
+    out = std::size_t(bytes);
     return true;
 }
 
@@ -100,15 +102,26 @@ bool parse_seconds(std::string_view text, double &out, std::string &err) {
     return true;
 }
 
+// SHMEM_X, or its deprecated SMA_X form when only that is set (the specification keeps the SMA_
+// variables working; SHMEM_ wins when both are set).
+static const char *lookup(const char *name, const char *(*get)(const char *)) {
+    if (const char *s = get(name)) return s;
+    if (std::strncmp(name, "SHMEM_", 6) == 0) {
+        std::string sma = std::string("SMA_") + (name + 6);
+        return get(sma.c_str());
+    }
+    return nullptr;
+}
+
 std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *)) {
-    const char *s = (getenv_fn ? getenv_fn : real_getenv)(v.name);
+    const char *s = lookup(v.name, getenv_fn ? getenv_fn : real_getenv);
     return s ? std::string(s) : std::string(v.default_value);
 }
 
 bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(const char *)) {
     auto get = getenv_fn ? getenv_fn : real_getenv;
     auto value = [&](const char *name, const char *def) {
-        const char *s = get(name);
+        const char *s = lookup(name, get);
         return std::string(s ? s : def);
     };
     auto fail = [&](const char *name, const std::string &val, const std::string &why) {

@@ -33,6 +33,16 @@ struct settings {
     bool hugepage_notice = true;
     long quiet_ep_max = 16;
     double wait_timeout = 0;
+    // Teams and collectives (core/team.cpp, core/coll.cpp).
+    long max_teams = 64;
+    std::size_t team_scratch = 0;
+    long coll_flat_max = 16;
+    std::string bcast_algo;
+    std::size_t bcast_tree_min = 0;
+    std::string reduce_algo;
+    std::size_t reduce_gather_max = 0;
+    std::string collect_algo;
+    std::string scan_algo;
 };
 
 // Parsers, exposed for unit tests. Each returns false and sets `err` to what is wrong and what

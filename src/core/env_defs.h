@@ -24,3 +24,21 @@ USHMEM_ENV(quiet_ep_max, "USHMEM_QUIET_EP_MAX", integer, "16",
            "Quiet flushes each PE with outstanding operations up to this many PEs, and the whole UCX worker above it.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
+USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",
+           "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes 6 KiB + USHMEM_TEAM_SCRATCH of symmetric memory, reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
+USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
+           "Symmetric scratch per team, for the collectives' small-message exchanges (half) and the chunks of recursive-doubling reductions and scans (half).")
+USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",
+           "Largest team for which collectives use flat (every PE to every PE) patterns; larger teams use trees, rings and recursive doubling.")
+USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto",
+           "auto|flat|binomial|tree|pull. Broadcast: the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); or (same-node teams) every PE copies from the root.")
+USHMEM_ENV(bcast_tree_min, "USHMEM_BCAST_TREE_MIN", size, "16K",
+           "auto broadcast: messages from this size use the binomial tree (or pull on one node) rather than flat puts from the root.")
+USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",
+           "auto|gather|scatter|rd. Reductions: every PE gathers all contributions through team scratch and reduces locally; reduce-scatter by direct reads then write-back (same-node teams); or chunked recursive doubling.")
+USHMEM_ENV(reduce_gather_max, "USHMEM_REDUCE_GATHER_MAX", size, "2K",
+           "auto reductions and scans: contributions up to this size use the gather algorithm (if the team scratch holds them).")
+USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",
+           "auto|flat|ring. collect/fcollect: every PE puts its block to every PE, or a ring.")
+USHMEM_ENV(scan_algo, "USHMEM_SCAN_ALGO", string, "auto",
+           "auto|gather|read|hs. Scans: gather through team scratch, direct reads (same-node teams), or chunked Hillis-Steele.")

@@ -18,14 +18,10 @@ void store_fence() {
 }
 } // namespace
 
-void quiet(const char *routine, context &c) {
-    if (c.direct_dirty.load(std::memory_order_relaxed)) {
-        c.direct_dirty.store(false, std::memory_order_relaxed);
-        store_fence();
-    }
-    if (USHMEM_LIKELY(c.pending_list.empty())) return;
+void quiet_slow(const char *routine, context &c) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
+    if (c.pending_list.empty()) return;  // another thread flushed them
     ucs_status_t st;
     if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
         st = transport::flush_worker();

@@ -85,8 +85,11 @@ void get_strided(const char *routine, context &c, void *dest, const void *src, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
+    // Every block in flight at once, then one completion wait: a round trip per block costs
+    // milliseconds on an emulated transport.
     for (std::size_t i = 0; i < nblocks; ++i)
-        get(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, false);
+        get(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, true);
+    pe_quiet(routine, c, pe);
 }
 
 } // namespace ushmem::core

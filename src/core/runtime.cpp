@@ -3,6 +3,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/segments.hpp"
+#include "core/team.hpp"
 
 #include <sched.h>
 #include <time.h>
@@ -55,6 +56,9 @@ bool needs_progress_thread() {
     }
     const transport::lanes_info &l = transport::lanes();
     bool need = (local_peers && !l.has_shared_memory_rma) || (remote_peers && !l.has_network_rdma);
+    // Static data registered in place (not UCX-allocated) is reached through UCX's emulation on
+    // every transport: the target must progress for a peer's access to it to complete.
+    if (!rt.cfg.static_data) need = true;
     // Every PE must decide alike: the thread mode of the worker depends on it.
     return bootstrap::max_u64(need ? 1 : 0) != 0;
 }
@@ -90,16 +94,17 @@ void print_info() {
 void report_page_size() {
     // Say once, from PE 0, how many PEs did not get huge pages for their heap.
     const segment &h = rt.seg[seg_heap];
-    std::uint64_t small = (h.page_size && h.page_size < (2u << 20)) ? 1 : 0;
+    std::uint64_t small = (h.page_size && h.page_size < (2u << 20)) ? h.page_size : 0;
     std::vector<std::uint64_t> all(std::size_t(rt.npes));
     bootstrap::allgather(&small, sizeof small, all.data());
-    std::uint64_t count = 0;
-    for (auto v : all) count += v;
+    std::uint64_t count = 0, page = 0;
+    for (auto v : all)
+        if (v) ++count, page = v;
     if (count && rt.me == 0 && rt.cfg.hugepage_notice)
         notice("symmetric heap on %s pages, not 2 MiB huge pages, on %" PRIu64 " of %d PEs; reserve "
                "huge pages (echo N > /proc/sys/vm/nr_hugepages, N = 2 MiB pages for all PEs' "
                "SHMEM_SYMMETRIC_SIZE plus 3 per PE), or USHMEM_HUGEPAGE_NOTICE=0 to silence",
-               format_bytes(h.page_size).c_str(), count, rt.npes);
+               format_bytes(std::size_t(page)).c_str(), count, rt.npes);
 }
 
 double now_seconds() {
@@ -136,7 +141,12 @@ double now_seconds() {
 }
 
 void resolve(const char *routine, int pe, seg_id s) {
+    // Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
+    // peer at once: one does it, the others find it done. The route is published last.
+    static std::mutex resolve_lock;
+    std::lock_guard<std::mutex> guard(resolve_lock);
     peer &p = rt.peers[std::size_t(pe)];
+    if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
     if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
     p.rbase[s] = sg.same_address ? sg.base : sg.bases[std::size_t(pe)];
@@ -144,7 +154,7 @@ void resolve(const char *routine, int pe, seg_id s) {
     if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
         // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).
         p.direct[s] = reinterpret_cast<char *>(sg.base);
-        p.how[s] = route::direct;
+        __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
         return;
     }
     std::string err;
@@ -159,17 +169,18 @@ void resolve(const char *routine, int pe, seg_id s) {
     if (rt.cfg.direct && same_node && sg.mem.allocated) {
         if (void *ptr = transport::rkey_ptr(p.rkey[s], p.rbase[s])) {
             p.direct[s] = static_cast<char *>(ptr);
-            p.how[s] = route::direct;
+            __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
             return;
         }
     }
-    p.how[s] = route::ucx;
+    __atomic_store_n(&p.how[s], route::ucx, __ATOMIC_RELEASE);
 }
 
 void *direct_pointer(const void *addr, int pe) {
     seg_id s;
     std::size_t off;
     if (!locate(addr, 1, s, off)) return nullptr;
+    if (pe == rt.me) return const_cast<void *>(addr);  // our own memory, whatever the route
     peer &p = target("shmem_ptr", pe, s);
     return p.how[s] == route::direct ? p.direct[s] + off : nullptr;
 }
@@ -184,8 +195,9 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
         transport::progress();
         if (i > 256) sched_yield();
         if (timeout > 0 && (i & 1023) == 0 && now_seconds() - start > timeout) {
+            // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
             std::string pending;
-            for (int pe : rt.default_ctx.pending_list) pending += " " + std::to_string(pe);
+            for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
             fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
                            "outstanding operations from this PE:%s",
                   now_seconds() - start, what, pending.empty() ? " none" : pending.c_str());
@@ -214,6 +226,7 @@ static void signal_add(const char *routine, int pe, std::uint64_t *local_counter
 void barrier_all(const char *routine, bool with_quiet) {
     if (with_quiet) quiet(routine, rt.default_ctx);
     if (rt.npes == 1) return;
+    if (team_world.slot >= 0) return world_sync(routine);  // the world team's barrier (core/coll.cpp)
     // Dissemination barrier over one-sided atomic adds: in round r, signal PE me+2^r and wait
     // for the signal of PE me-2^r. Counters only grow, so nothing is reset between barriers.
     const std::uint64_t epoch = ++rt.barrier_epoch;
@@ -264,6 +277,7 @@ int init(const char *routine, const void *comm, int requested) {
     rt.barrier_flags = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
     std::memset(rt.barrier_flags, 0, runtime_area);
     rt.barrier_epoch = 0;
+    team_init(routine);  // the team slots follow, at the same offset on every PE
 
     report_page_size();
     rt.state = lib_state::running;
@@ -291,6 +305,7 @@ void finalize(const char *routine) {
     // signals themselves must be delivered before the endpoints go away.
     barrier_all(routine, true);
     quiet(routine, rt.default_ctx);
+    team_finalize();
     if (g_progress.joinable()) {
         g_progress_stop = true;
         g_progress.join();

@@ -19,6 +19,9 @@
 
 #define USHMEM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define USHMEM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+// The data path is a handful of instructions per call: keep it in the C entry point, whatever
+// the compiler's size heuristics say.
+#define USHMEM_HOT inline __attribute__((always_inline))
 
 namespace ushmem::core {
 
@@ -56,6 +59,10 @@ struct context {
     std::atomic<bool> direct_dirty{false};
     bool thread_safe = false;           // SHMEM_THREAD_MULTIPLE: guard the list
     std::mutex lock;
+    // Contexts created from a team (shmem_team_create_ctx) number PEs within the team: the api
+    // translates with team_pes[pe] (team_n entries). nullptr: world numbering.
+    const int *team_pes = nullptr;
+    int team_n = 0;
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -113,16 +120,16 @@ extern runtime rt;
 [[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
                                      std::size_t len, int pe);
 
-inline void check_running(const char *routine) {
+USHMEM_HOT void check_running(const char *routine) {
     if (USHMEM_UNLIKELY(rt.state != lib_state::running)) fail_not_running(routine);
 }
 
-inline void check_pe(const char *routine, int pe) {
+USHMEM_HOT void check_pe(const char *routine, int pe) {
     if (USHMEM_UNLIKELY(unsigned(pe) >= unsigned(rt.npes))) fail_bad_pe(routine, pe);
 }
 
 // Which segment holds [addr, addr+len), and at what offset. False when it is not symmetric.
-inline bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &off) {
+USHMEM_HOT bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &off) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
     for (int i = 0; i < seg_count; ++i) {
         std::uintptr_t d = a - rt.seg[i].base;  // wraps for addresses below base
@@ -135,7 +142,7 @@ inline bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &of
     return false;
 }
 
-inline void locate_or_fail(const char *routine, const char *what, const void *addr,
+USHMEM_HOT void locate_or_fail(const char *routine, const char *what, const void *addr,
                            std::size_t len, int pe, seg_id &s, std::size_t &off) {
     if (USHMEM_UNLIKELY(!locate(addr, len ? len : 1, s, off)))
         fail_not_symmetric(routine, what, addr, len, pe);
@@ -145,7 +152,7 @@ inline void locate_or_fail(const char *routine, const char *what, const void *ad
 // first use. Ends the job with a message if the peer cannot be reached.
 void resolve(const char *routine, int pe, seg_id s);
 
-inline peer &target(const char *routine, int pe, seg_id s) {
+USHMEM_HOT peer &target(const char *routine, int pe, seg_id s) {
     peer &p = rt.peers[std::size_t(pe)];
     if (USHMEM_UNLIKELY(p.how[s] == route::unresolved)) resolve(routine, pe, s);
     return p;
@@ -160,7 +167,7 @@ void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::si
              void *dst, std::size_t n, bool nbi);
 
 // Contiguous put of n bytes. Validated by the caller (check_running, check_pe).
-inline void put(const char *routine, context &c, void *dest, const void *src, std::size_t n,
+USHMEM_HOT void put(const char *routine, context &c, void *dest, const void *src, std::size_t n,
                 int pe, bool nbi) {
     seg_id s;
     std::size_t off;
@@ -175,7 +182,7 @@ inline void put(const char *routine, context &c, void *dest, const void *src, st
     put_ucx(routine, c, p, pe, s, off, src, n, nbi);
 }
 
-inline void get(const char *routine, context &c, void *dest, const void *src, std::size_t n,
+USHMEM_HOT void get(const char *routine, context &c, void *dest, const void *src, std::size_t n,
                 int pe, bool nbi) {
     seg_id s;
     std::size_t off;
@@ -197,7 +204,20 @@ void get_strided(const char *routine, context &c, void *dest, const void *src, s
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe);
 
 // ---- ordering (ordering.cpp) ----------------------------------------------------------------
-void quiet(const char *routine, context &c);
+// Flushes the PEs with outstanding UCX operations (out of line: it talks to UCX).
+void quiet_slow(const char *routine, context &c);
+
+// quiet: inline, because with nothing outstanding it is two loads, and after direct stores
+// only a store fence (a locked instruction: cheaper than mfence, and it also orders the
+// non-temporal stores a large memcpy may use).
+inline void quiet(const char *routine, context &c) {
+    if (c.direct_dirty.load(std::memory_order_relaxed)) {
+        c.direct_dirty.store(false, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
+    if (USHMEM_LIKELY(c.pending_list.empty())) return;
+    quiet_slow(routine, c);
+}
 void pe_quiet(const char *routine, context &c, int pe);
 void fence(const char *routine, context &c);
 

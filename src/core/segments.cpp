@@ -1,6 +1,7 @@
 #include "core/segments.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/team.hpp"
 
 #include <hwloc.h>
 #include <link.h>
@@ -73,7 +74,10 @@ inline void raw_copy(void *dst, const void *src, std::size_t n) {
 
 void map_heap(const char *routine) {
     segment &h = rt.seg[seg_heap];
-    std::size_t size = round_up(rt.cfg.symmetric_size, huge_page);
+    if (rt.cfg.symmetric_size == 0)
+        fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
+    // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for.
+    std::size_t size = round_up(rt.cfg.symmetric_size + team_pool_bytes(rt.cfg), huge_page);
     if (size == 0) fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
 
     std::uintptr_t want = default_heap_address;

@@ -1,0 +1,271 @@
+/* Shared, library-neutral part of the collective micro-benchmarks (shmem_coll.c, mpi_coll.c):
+ * options, the job plan, the timing loop and the RESULT lines. Plain C11 + POSIX.
+ *
+ * Measurement (OSU style, the same for every library so that the columns compare):
+ *  - a job is one (test, size); every process runs the collective back to back, with no
+ *    synchronisation between calls (as OSU's osu_* collective tests);
+ *  - warm-up, then the batch length n is chosen (by process 0, from the warm-up) so that one batch
+ *    lasts about `batch_ns`; every process gets the same n;
+ *  - `reps` batches, each started after a barrier; a batch's value is the average over processes
+ *    of (process's batch time / n); the reported value is the median over batches, `best` the
+ *    smallest.
+ *  - sizes: barrier 0; broadcast and reduce: the whole message; fcollect: each process's
+ *    contribution; alltoall: each block (process-to-process message), as OSU.
+ * The library side supplies the hooks at the bottom (run, barrier, allreduce of one double). */
+#ifndef USHMEM_BENCH_COLL_COMMON_H
+#define USHMEM_BENCH_COLL_COMMON_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CB_MAX_SIZE ((size_t)1 << 20)
+#define CB_MAX_REPS 101
+#define CB_MAX_SIZES 32
+
+enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_NTESTS };
+static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall"};
+
+struct cb_opts {
+    const char *prog;
+    unsigned tests;
+    size_t sizes[CB_MAX_SIZES];
+    int nsizes;
+    int reps;
+    double batch_ns, warm_ns;
+    int check;
+    int table;
+    int smoke;
+};
+
+static inline double cb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline size_t cb_parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'k' || *end == 'K') v *= 1024;
+    else if (*end == 'm' || *end == 'M') v *= 1024 * 1024;
+    return (size_t)v;
+}
+
+static inline void cb_usage(const char *prog, const char *extra)
+{
+    printf("usage: %s [options]   (any number of processes)\n"
+           "  -q, --quick        short batches, fewer repeats\n"
+           "      --smoke        quickest (ctest): two sizes, 2 repeats\n"
+           "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall (default all)\n"
+           "  -s, --sizes LIST   comma list of sizes in bytes, K/M suffixes (default 8,1K,64K,1M; max 1M)\n"
+           "  -r, --reps N       timed batches per job (default 11, quick 7)\n"
+           "  -b, --batch-us N   target duration of a batch (default 4000, quick 1500)\n"
+           "      --no-check     do not verify the results\n"
+           "      --no-table     no human table at the end\n"
+           "%s"
+           "Output: 'RESULT test=.. size=.. np=.. value=.. unit=us best=.. iters=.. reps=.. lib=.. api=..'\n",
+           prog, extra);
+}
+
+/* Returns 0, 1 for --help (caller exits 0), -1 on error; `api` receives --api's value if any. */
+static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char **api)
+{
+    static const struct option lo[] = {{"quick", no_argument, 0, 'q'},   {"smoke", no_argument, 0, 'S'},
+                                       {"tests", required_argument, 0, 't'}, {"sizes", required_argument, 0, 's'},
+                                       {"reps", required_argument, 0, 'r'}, {"batch-us", required_argument, 0, 'b'},
+                                       {"no-check", no_argument, 0, 'C'}, {"no-table", no_argument, 0, 'T'},
+                                       {"api", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->prog = argv[0];
+    o->reps = 11;
+    o->batch_ns = 4e6;
+    o->warm_ns = 10e6;
+    o->check = 1;
+    o->table = 1;
+    int c, reps_set = 0, batch_set = 0;
+    while ((c = getopt_long(argc, argv, "qt:s:r:b:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            if (!reps_set) o->reps = 7;
+            if (!batch_set) o->batch_ns = 1.5e6;
+            o->warm_ns = 4e6;
+            break;
+        case 'S':
+            o->smoke = 1;
+            o->reps = 2;
+            o->batch_ns = 2e5;
+            o->warm_ns = 2e5;
+            o->table = 0;
+            break;
+        case 't': {
+            char *s = strdup(optarg), *save = NULL;
+            for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                int f = -1;
+                for (int t = 0; t < CB_NTESTS; ++t)
+                    if (strcmp(tok, cb_test_names[t]) == 0) f = t;
+                if (f < 0) {
+                    fprintf(stderr, "%s: unknown test '%s'\n", o->prog, tok);
+                    return -1;
+                }
+                o->tests |= 1u << f;
+            }
+            free(s);
+            break;
+        }
+        case 's': {
+            char *s = strdup(optarg), *save = NULL;
+            o->nsizes = 0;
+            for (char *tok = strtok_r(s, ",", &save); tok && o->nsizes < CB_MAX_SIZES; tok = strtok_r(NULL, ",", &save)) {
+                size_t v = cb_parse_size(tok);
+                if (v == 0 || v > CB_MAX_SIZE) {
+                    fprintf(stderr, "%s: size '%s' must be 1..1M\n", o->prog, tok);
+                    return -1;
+                }
+                o->sizes[o->nsizes++] = v;
+            }
+            free(s);
+            break;
+        }
+        case 'r':
+            o->reps = atoi(optarg);
+            reps_set = 1;
+            if (o->reps < 1 || o->reps > CB_MAX_REPS) {
+                fprintf(stderr, "%s: --reps must be 1..%d\n", o->prog, CB_MAX_REPS);
+                return -1;
+            }
+            break;
+        case 'b':
+            o->batch_ns = atof(optarg) * 1e3;
+            batch_set = 1;
+            break;
+        case 'C': o->check = 0; break;
+        case 'T': o->table = 0; break;
+        case 'A': *api = optarg; break;
+        case 'h': return 1;
+        default: return -1;
+        }
+    }
+    if (!o->tests) o->tests = (1u << CB_NTESTS) - 1;
+    if (!o->nsizes) {
+        if (o->smoke) {
+            o->sizes[0] = 8;
+            o->sizes[1] = 65536;
+            o->nsizes = 2;
+        } else {
+            const size_t def[] = {8, 1024, 65536, 1048576};
+            for (int i = 0; i < 4; ++i) o->sizes[i] = def[i];
+            o->nsizes = 4;
+        }
+    }
+    return 0;
+}
+
+/* Library hooks, defined by shmem_coll.c / mpi_coll.c. */
+static double cb_run(int test, size_t size, long n); /* n calls, returns elapsed ns on this process */
+static void cb_barrier(void);
+static double cb_sum(double mine);  /* over all processes, result on every process */
+static double cb_max(double mine);
+static int cb_rank(void);
+static int cb_nprocs(void);
+
+static inline int cb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct cb_result {
+    int test;
+    size_t size;
+    double value, best; /* us per call */
+    long iters;
+};
+
+static inline void cb_measure(const struct cb_opts *o, int test, size_t size, struct cb_result *r)
+{
+    const int np = cb_nprocs();
+    /* Warm-up with growing batches (every process the same n: a collective decision). */
+    /* The estimate is the fastest warm-up batch per call: on a shared machine a batch may lose the
+     * CPU, which would make the timed batches needlessly short. */
+    long n = 1;
+    double total = 0, est = 1e18;
+    for (;;) {
+        cb_barrier();
+        double t = cb_max(cb_run(test, size, n));
+        total += t;
+        if (t / (double)n < est) est = t / (double)n;
+        if (total >= o->warm_ns) break;
+        if (n < (1L << 22)) n *= 2;
+    }
+    if (est < 1) est = 1;
+    double want = o->batch_ns / est;
+    long iters = want < 1 ? 1 : want > 1e6 ? 1000000L : (long)want;
+    double per[CB_MAX_REPS];
+    for (int i = 0; i < o->reps; ++i) {
+        cb_barrier();
+        double mine = cb_run(test, size, iters) / (double)iters;
+        per[i] = cb_sum(mine) / np;
+    }
+    qsort(per, (size_t)o->reps, sizeof per[0], cb_cmp_double);
+    r->test = test;
+    r->size = test == CB_BARRIER ? 0 : size;
+    r->value = ((o->reps % 2) ? per[o->reps / 2] : 0.5 * (per[o->reps / 2 - 1] + per[o->reps / 2])) / 1e3;
+    r->best = per[0] / 1e3;
+    r->iters = iters;
+}
+
+static inline void cb_print(const struct cb_opts *o, const struct cb_result *r, const char *lib, const char *api)
+{
+    if (cb_rank() != 0) return;
+    printf("RESULT test=%s size=%zu np=%d value=%.4f unit=us best=%.4f iters=%ld reps=%d lib=%s api=%s\n",
+           cb_test_names[r->test], r->size, cb_nprocs(), r->value, r->best, r->iters, o->reps, lib, api);
+    fflush(stdout);
+}
+
+static inline void cb_table(const struct cb_opts *o, const struct cb_result *res, int n, const char *title)
+{
+    if (!o->table || cb_rank() != 0) return;
+    printf("\n# %s, %d processes (us per call, median of %d batches)\n", title, cb_nprocs(), o->reps);
+    printf("# %-10s %9s %12s %12s %9s\n", "test", "size", "median", "best", "iters");
+    for (int i = 0; i < n; ++i)
+        printf("  %-10s %9zu %12.4f %12.4f %9ld\n", cb_test_names[res[i].test], res[i].size, res[i].value,
+               res[i].best, res[i].iters);
+    fflush(stdout);
+}
+
+/* Runs the plan; `check(test, size)` verifies one call's result (0 ok). Returns the exit code. */
+static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), const char *lib, const char *api,
+                          const char *title)
+{
+    struct cb_result res[CB_NTESTS * CB_MAX_SIZES];
+    int nres = 0, bad = 0;
+    for (int t = 0; t < CB_NTESTS; ++t) {
+        if (!(o->tests & (1u << t))) continue;
+        for (int si = 0; si < o->nsizes; ++si) {
+            size_t size = o->sizes[si];
+            if (t == CB_BARRIER && si > 0) break;
+            cb_measure(o, t, size, &res[nres]);
+            cb_print(o, &res[nres], lib, api);
+            ++nres;
+            if (o->check) {
+                cb_barrier();
+                int mine = check(t, size);
+                if (cb_max(mine ? 1.0 : 0.0) > 0) {
+                    if (cb_rank() == 0) printf("CHECK FAILED test=%s size=%zu\n", cb_test_names[t], size);
+                    bad = 1;
+                }
+            }
+        }
+    }
+    cb_table(o, res, nres, title);
+    return bad;
+}
+
+#endif

@@ -1,0 +1,115 @@
+/* The MPI equivalents of bench/shmem_coll.c, measured the same way (bench/coll_common.h):
+ * MPI_Barrier, MPI_Bcast (bytes, root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM), MPI_Allgather
+ * (bytes per process) and MPI_Alltoall (bytes per block) on MPI_COMM_WORLD.
+ *
+ *   mpirun -np 4 ./bench_mpi_coll [--quick] ...   (see --help)
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include "coll_common.h"
+
+static int me, np;
+static char *src, *dst;
+
+static int cb_rank(void) { return me; }
+static int cb_nprocs(void) { return np; }
+static void cb_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+static double cb_sum(double mine) {
+    double r;
+    MPI_Allreduce(&mine, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return r;
+}
+static double cb_max(double mine) {
+    double r;
+    MPI_Allreduce(&mine, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return r;
+}
+
+static double cb_run(int test, size_t size, long n) {
+    const int cnt = (int)size, n64 = (int)(size / 8 ? size / 8 : 1);
+    double t0 = cb_now_ns();
+    switch (test) {
+    case CB_BARRIER:
+        for (long i = 0; i < n; ++i) MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case CB_BCAST:
+        for (long i = 0; i < n; ++i) MPI_Bcast(me == 0 ? src : dst, cnt, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    case CB_REDUCE:
+        for (long i = 0; i < n; ++i) MPI_Allreduce(src, dst, n64, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case CB_FCOLLECT:
+        for (long i = 0; i < n; ++i) MPI_Allgather(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case CB_ALLTOALL:
+        for (long i = 0; i < n; ++i) MPI_Alltoall(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    }
+    return cb_now_ns() - t0;
+}
+
+static unsigned char pat(int pe, size_t j, size_t k) { return (unsigned char)(pe * 31 + (int)j * 7 + (int)(k % 251)); }
+
+static int check(int test, size_t size) {
+    size_t n64 = size / 8 ? size / 8 : 1;
+    if (test == CB_BARRIER) return 0;
+    if (test == CB_REDUCE) {
+        for (size_t k = 0; k < n64; ++k) ((double *)src)[k] = me + (double)(k % 7);
+    } else {
+        for (int j = 0; j < np; ++j)
+            for (size_t k = 0; k < size; ++k) src[(size_t)j * size + k] = (char)pat(me, (size_t)j, k);
+    }
+    memset(dst, 0, size * (size_t)np);
+    cb_run(test, size, 1);
+    int bad = 0;
+    switch (test) {
+    case CB_BCAST:
+        if (me != 0)
+            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[k] != pat(0, 0, k);
+        break;
+    case CB_REDUCE:
+        for (size_t k = 0; k < n64 && !bad; ++k)
+            bad = ((double *)dst)[k] != (double)np * (np - 1) / 2 + (double)np * (double)(k % 7);
+        break;
+    case CB_FCOLLECT:
+        for (int p = 0; p < np && !bad; ++p)
+            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, 0, k);
+        break;
+    case CB_ALLTOALL:
+        for (int p = 0; p < np && !bad; ++p)
+            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
+        break;
+    }
+    return bad;
+}
+
+int main(int argc, char **argv) {
+    struct cb_opts o;
+    const char *api = "mpi";
+    int rc = cb_parse(argc, argv, &o, &api);
+    if (rc) {
+        if (rc > 0) cb_usage(argv[0], "");
+        return rc > 0 ? 0 : 2;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    size_t maxsize = 0;
+    for (int s = 0; s < o.nsizes; ++s) maxsize = o.sizes[s] > maxsize ? o.sizes[s] : maxsize;
+    src = malloc(maxsize * (size_t)np);
+    dst = malloc(maxsize * (size_t)np);
+    if (!src || !dst) MPI_Abort(MPI_COMM_WORLD, 1);
+    memset(src, 1, maxsize * (size_t)np);
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(ver, &len);
+    for (int i = 0; i < len; ++i)
+        if (ver[i] == '\n' || ver[i] == ',') ver[i] = '\0';
+    if (me == 0) printf("INFO impl=mpi lib=\"%s\" np=%d\n", ver, np);
+    rc = cb_main(&o, check, "mpi", api, "MPI collectives");
+    free(src);
+    free(dst);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,159 @@
+/* MPI RMA equivalent of shmem_rma.c: the same tests, job plan, timing and RESULT lines.
+ *
+ * Passive target: MPI_Win_lock_all(MPI_MODE_NOCHECK) once, then
+ *   put_lat     MPI_Put(size) + MPI_Win_flush(1)
+ *   get_lat     MPI_Get(size) + MPI_Win_flush(1)
+ *   put_bw      window x MPI_Put + MPI_Win_flush(1)
+ *   get_bw      window x MPI_Get + MPI_Win_flush(1)
+ * (p_lat / g_lat / *_blk have no distinct MPI form and are not offered.)
+ *
+ * Locations, as in shmem_rma.c: "heap" = memory of a window from MPI_Win_allocate (the analogue of
+ * the symmetric heap), "static" = a global array exposed with MPI_Win_create (the analogue of
+ * symmetric static data). For a put, src is the local source and dst the remote target.
+ *
+ * Run with the UCX one-sided component:  mpirun --mca osc ucx -np 2 ./bench_mpi_rma [--quick]
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include "rma_common.h"
+
+/* One global block for the static windows: [src | dst]. */
+static struct {
+    char src[RB_MAX_SIZE];
+    char dst[RB_MAX_SIZE];
+} g_buf __attribute__((aligned(4096)));
+
+struct ctx {
+    MPI_Win win[RB_NLOCS]; /* window over [src | dst] of each location */
+    char *base[RB_NLOCS];
+    int window;
+};
+
+static const MPI_Aint SRC_OFF = 0, DST_OFF = (MPI_Aint)RB_MAX_SIZE;
+
+static double run_batch(void *vctx, const struct rb_job *j, long n)
+{
+    struct ctx *c = vctx;
+    const int size = (int)j->size;
+    const int w = c->window;
+    const int pe = 1;
+    double t0 = rb_now_ns();
+    if (rb_is_put(j->test)) {
+        char *src = c->base[j->src] + SRC_OFF;
+        MPI_Win win = c->win[j->dst];
+        const int wn = rb_is_bw(j->test) ? w : 1;
+        for (long i = 0; i < n; ++i) {
+            for (int k = 0; k < wn; ++k) MPI_Put(src, size, MPI_BYTE, pe, DST_OFF, size, MPI_BYTE, win);
+            MPI_Win_flush(pe, win);
+        }
+    } else {
+        char *dst = c->base[j->dst] + DST_OFF;
+        MPI_Win win = c->win[j->src];
+        const int wn = rb_is_bw(j->test) ? w : 1;
+        for (long i = 0; i < n; ++i) {
+            for (int k = 0; k < wn; ++k) MPI_Get(dst, size, MPI_BYTE, pe, SRC_OFF, size, MPI_BYTE, win);
+            MPI_Win_flush(pe, win);
+        }
+    }
+    return rb_now_ns() - t0;
+}
+
+static int check_bytes(const char *what, const struct rb_job *j, const char *buf, unsigned char tag, int me)
+{
+    const unsigned char *b = (const unsigned char *)buf;
+    if (b[0] == tag && b[j->size - 1] == tag) return 0;
+    fprintf(stderr, "CHECK FAILED rank=%d test=%s size=%zu src=%s dst=%s: %s got [0]=%u [last]=%u want %u\n", me,
+            rb_test_names[j->test], j->size, rb_loc_names[j->src], rb_loc_names[j->dst], what, b[0], b[j->size - 1],
+            tag);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    struct rb_opts o;
+    memset(&o, 0, sizeof o);
+    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW);
+    int prc = rb_parse_opts(argc, argv, &o);
+
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (prc != 0 || np != 2) {
+        if (me == 0 && prc == 0 && np != 2) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
+        MPI_Finalize();
+        return prc == 1 ? 0 : 2;
+    }
+
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    c.window = o.window;
+    MPI_Win_allocate((MPI_Aint)(2 * RB_MAX_SIZE), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.base[RB_HEAP], &c.win[RB_HEAP]);
+    c.base[RB_STATIC] = (char *)&g_buf;
+    memset(&g_buf, 0, sizeof g_buf);
+    MPI_Win_create(&g_buf, (MPI_Aint)sizeof g_buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.win[RB_STATIC]);
+    memset(c.base[RB_HEAP], 0, 2 * RB_MAX_SIZE);
+    for (int l = 0; l < RB_NLOCS; ++l) MPI_Win_lock_all(MPI_MODE_NOCHECK, c.win[l]);
+
+    struct rb_job *jobs = calloc(RB_MAX_JOBS, sizeof *jobs);
+    struct rb_result *res = calloc(RB_MAX_JOBS, sizeof *res);
+    const int njobs = rb_build_jobs(&o, jobs);
+
+    if (me == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        char *nl = strchr(lib, '\n');
+        if (nl) *nl = 0;
+        char *comma = strchr(lib, ',');
+        if (comma) *comma = 0;
+        printf("INFO impl=mpi lib=\"%s\" npes=%d mode=%s jobs=%d window=%d\n", lib, np, o.mode, njobs, o.window);
+        printf("INFO pe=0 heap_page_kb=%ld static_page_kb=%ld\n", rb_page_kb(c.base[RB_HEAP]), rb_page_kb(&g_buf));
+        fflush(stdout);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) {
+        printf("INFO pe=1 heap_page_kb=%ld static_page_kb=%ld\n", rb_page_kb(c.base[RB_HEAP]), rb_page_kb(&g_buf));
+        fflush(stdout);
+    }
+
+    int errors = 0;
+    for (int i = 0; i < njobs; ++i) {
+        const struct rb_job *j = &jobs[i];
+        const unsigned char tag = rb_tag(i);
+        const int put = rb_is_put(j->test);
+        /* Source data on the side that owns it; clear the destination on the side that receives. */
+        if ((put && me == 0) || (!put && me == 1)) memset(c.base[j->src] + SRC_OFF, tag, j->size);
+        if ((put && me == 1) || (!put && me == 0)) memset(c.base[j->dst] + DST_OFF, 0, j->size);
+        for (int l = 0; l < RB_NLOCS; ++l) MPI_Win_sync(c.win[l]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            rb_measure(&o, j, run_batch, &c, &res[i]);
+            rb_print_result(&o, &res[i]);
+            if (o.check && !put) errors += check_bytes("local destination", j, c.base[j->dst] + DST_OFF, tag, me);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 1 && o.check && put) {
+            MPI_Win_sync(c.win[j->dst]);
+            errors += check_bytes("remote target", j, c.base[j->dst] + DST_OFF, tag, me);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        rb_print_table(&o, "mpi_rma", res, njobs);
+        printf("DONE errors=%d\n", errors);
+        fflush(stdout);
+    } else if (errors) {
+        printf("DONE pe=1 errors=%d\n", errors);
+        fflush(stdout);
+    }
+    for (int l = 0; l < RB_NLOCS; ++l) {
+        MPI_Win_unlock_all(c.win[l]);
+        MPI_Win_free(&c.win[l]);
+    }
+    free(jobs);
+    free(res);
+    MPI_Finalize();
+    return errors ? 1 : 0;
+}

@@ -1,0 +1,402 @@
+/* Shared, library-neutral part of the RMA micro-benchmarks (shmem_rma.c, mpi_rma.c).
+ *
+ * Plain C11 + POSIX, no dependency on shmem.h or mpi.h: option parsing, the job plan, the timing
+ * loop (warm-up, calibrated batches, median of repeats), the RESULT lines and the human table.
+ *
+ * Measurement model (same for every library so that the columns compare):
+ *  - a "job" is one (test, size, source location, target location);
+ *  - warm-up: the operation is run in growing batches until `warm_ns` has elapsed; the last batch
+ *    gives a per-operation estimate;
+ *  - the batch length n is chosen so that one batch lasts about `batch_ns` (n >= 1);
+ *  - `reps` batches are timed with clock_gettime(CLOCK_MONOTONIC); value = median over batches of
+ *    (batch time / n).  For a latency test one operation is "op + completion" (e.g. putmem + quiet);
+ *    for a bandwidth test one operation is a window of `window` non-blocking ops + one completion,
+ *    and value = window * size / time (MB/s, 1 MB = 1e6 B, as OSU).
+ */
+#ifndef USHMEM_BENCH_RMA_COMMON_H
+#define USHMEM_BENCH_RMA_COMMON_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RB_MAX_SIZE ((size_t)4 << 20) /* largest message: 4 MiB */
+#define RB_MAX_JOBS 1024
+#define RB_MAX_REPS 101
+
+enum rb_test {
+    RB_PUT_LAT,     /* putmem(size) + quiet            | MPI_Put + MPI_Win_flush            */
+    RB_GET_LAT,     /* getmem(size) (blocking)         | MPI_Get + MPI_Win_flush            */
+    RB_P_LAT,       /* shmem_long_p + quiet (8 B)      | (n/a)                              */
+    RB_G_LAT,       /* shmem_long_g (8 B)              | (n/a)                              */
+    RB_PUT_BW,      /* window x putmem_nbi + quiet     | window x MPI_Put + MPI_Win_flush   */
+    RB_GET_BW,      /* window x getmem_nbi + quiet     | window x MPI_Get + MPI_Win_flush   */
+    RB_PUT_BW_BLK,  /* window x putmem (blocking) + quiet | (n/a)                           */
+    RB_GET_BW_BLK,  /* window x getmem (blocking)      | (n/a)                              */
+    RB_NTESTS
+};
+
+static const char *const rb_test_names[RB_NTESTS] = {
+    "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
+};
+
+enum rb_loc { RB_HEAP, RB_STATIC, RB_NLOCS };
+static const char *const rb_loc_names[RB_NLOCS] = {"heap", "static"};
+
+static inline int rb_is_put(int t) { return t == RB_PUT_LAT || t == RB_P_LAT || t == RB_PUT_BW || t == RB_PUT_BW_BLK; }
+static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
+static inline int rb_is_fixed8(int t) { return t == RB_P_LAT || t == RB_G_LAT; }
+
+struct rb_job {
+    int test;
+    size_t size;
+    int src, dst; /* enum rb_loc; for a put src is local, dst remote; for a get src is remote */
+};
+
+struct rb_result {
+    struct rb_job job;
+    double value; /* us (latency) or MB/s (bandwidth), median over reps */
+    double best;  /* min latency or max bandwidth over reps */
+    long iters;   /* operations (or windows) per timed batch */
+    int reps;
+};
+
+struct rb_opts {
+    const char *prog;
+    unsigned tests;     /* bit mask of tests selected with -t (0: default plan) */
+    unsigned supported; /* tests this binary implements */
+    unsigned locs;      /* bit mask of src:dst combos selected with -l (bit = src*2+dst), 0: default */
+    size_t min_size, max_size;
+    unsigned step; /* size multiplier of a sweep (default 2) */
+    int window;
+    int reps;
+    double batch_ns, warm_ns;
+    int check;
+    int table;
+    int quiet_results; /* no RESULT lines (table only) */
+    const char *mode;
+};
+
+static inline double rb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline void rb_usage(const struct rb_opts *o, FILE *f)
+{
+    fprintf(f,
+            "usage: %s [options]   (run at 2 processes: rank/PE 0 initiates, 1 is the target)\n"
+            "  -q, --quick          short batches, few repeats (whole default plan in a few seconds)\n"
+            "      --smoke          quickest: few sizes, 2 tiny repeats, no table (for ctest)\n"
+            "  -t, --tests LIST     comma list of tests (default: the standard plan below):\n"
+            "                       ",
+            o->prog);
+    for (int t = 0; t < RB_NTESTS; ++t)
+        if (o->supported & (1u << t)) fprintf(f, "%s ", rb_test_names[t]);
+    fprintf(f,
+            "\n"
+            "  -l, --locs LIST      comma list of SRC:DST locations, each heap or static (default with -t:\n"
+            "                       heap:heap); 'all' = the 4 combinations\n"
+            "  -m, --min-size N     smallest size (default 1); K/M suffixes\n"
+            "  -M, --max-size N     largest size (default 4M)\n"
+            "  -s, --step F         size multiplier of a sweep (default 2)\n"
+            "  -w, --window N       ops per bandwidth window (default 64)\n"
+            "  -r, --reps N         timed batches per size (default 11, quick 7)\n"
+            "  -b, --batch-us N     target duration of a timed batch (default 4000, quick 1000)\n"
+            "      --warm-us N      warm-up duration per size (default 10000, quick 3000)\n"
+            "      --no-check       do not verify the transferred data\n"
+            "      --no-table       no human table at the end\n"
+            "      --table-only     no RESULT lines\n"
+            "Default plan: put_lat get_lat put_bw get_bw over all sizes heap->heap; p_lat g_lat (8 B);\n"
+            "8 B latencies and 1 MiB bandwidths with a static (global array) source and/or target.\n"
+            "Output: 'RESULT test=.. size=.. src=.. dst=.. value=.. unit=us|MB/s best=.. iters=.. reps=..'\n");
+}
+
+static inline size_t rb_parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'k' || *end == 'K') v *= 1024;
+    else if (*end == 'm' || *end == 'M') v *= 1024 * 1024;
+    else if (*end == 'g' || *end == 'G') v *= 1024.0 * 1024 * 1024;
+    return (size_t)v;
+}
+
+static inline int rb_parse_loc(const char *s, size_t len)
+{
+    for (int l = 0; l < RB_NLOCS; ++l)
+        if (strlen(rb_loc_names[l]) == len && strncmp(s, rb_loc_names[l], len) == 0) return l;
+    return -1;
+}
+
+/* Returns 0 on success, 1 for --help (caller exits 0), -1 on error. */
+static inline int rb_parse_opts(int argc, char **argv, struct rb_opts *o)
+{
+    static const struct option lo[] = {
+        {"quick", no_argument, 0, 'q'},      {"smoke", no_argument, 0, 'S'},
+        {"tests", required_argument, 0, 't'}, {"locs", required_argument, 0, 'l'},
+        {"min-size", required_argument, 0, 'm'}, {"max-size", required_argument, 0, 'M'},
+        {"window", required_argument, 0, 'w'}, {"reps", required_argument, 0, 'r'},
+        {"batch-us", required_argument, 0, 'b'}, {"warm-us", required_argument, 0, 'W'},
+        {"no-check", no_argument, 0, 'C'},   {"no-table", no_argument, 0, 'T'},
+        {"table-only", no_argument, 0, 'O'}, {"step", required_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int quick = 0, smoke = 0, reps = -1, window = -1, step = -1, any_unsupported = 0;
+    double batch_us = -1, warm_us = -1;
+    o->prog = argv[0];
+    o->tests = 0;
+    o->locs = 0;
+    o->min_size = 1;
+    o->max_size = RB_MAX_SIZE;
+    o->check = 1;
+    o->table = 1;
+    o->quiet_results = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "qt:l:m:M:s:w:r:b:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'q': quick = 1; break;
+        case 'S': smoke = 1; break;
+        case 't': {
+            char *s = optarg;
+            while (*s) {
+                size_t n = strcspn(s, ",");
+                int found = -1;
+                for (int t = 0; t < RB_NTESTS; ++t)
+                    if (strlen(rb_test_names[t]) == n && strncmp(s, rb_test_names[t], n) == 0) found = t;
+                if (found < 0) {
+                    fprintf(stderr, "%s: unknown test '%.*s'\n", o->prog, (int)n, s);
+                    return -1;
+                }
+                if (o->supported & (1u << found)) o->tests |= 1u << found;
+                else any_unsupported = 1; /* e.g. p_lat for MPI: skipped, so one list serves all binaries */
+                s += n;
+                if (*s == ',') ++s;
+            }
+            break;
+        }
+        case 'l': {
+            if (strcmp(optarg, "all") == 0) {
+                o->locs = 0xf;
+                break;
+            }
+            char *s = optarg;
+            while (*s) {
+                size_t n = strcspn(s, ",");
+                const char *colon = memchr(s, ':', n);
+                int a = colon ? rb_parse_loc(s, (size_t)(colon - s)) : -1;
+                int b = colon ? rb_parse_loc(colon + 1, n - (size_t)(colon + 1 - s)) : -1;
+                if (a < 0 || b < 0) {
+                    fprintf(stderr, "%s: bad location pair '%.*s' (want heap|static:heap|static)\n", o->prog,
+                            (int)n, s);
+                    return -1;
+                }
+                o->locs |= 1u << (a * 2 + b);
+                s += n;
+                if (*s == ',') ++s;
+            }
+            break;
+        }
+        case 'm': o->min_size = rb_parse_size(optarg); break;
+        case 'M': o->max_size = rb_parse_size(optarg); break;
+        case 's': step = atoi(optarg); break;
+        case 'w': window = atoi(optarg); break;
+        case 'r': reps = atoi(optarg); break;
+        case 'b': batch_us = atof(optarg); break;
+        case 'W': warm_us = atof(optarg); break;
+        case 'C': o->check = 0; break;
+        case 'T': o->table = 0; break;
+        case 'O': o->quiet_results = 1; break;
+        case 'h': rb_usage(o, stdout); return 1;
+        default: rb_usage(o, stderr); return -1;
+        }
+    }
+    if (any_unsupported && !o->tests) {
+        fprintf(stderr, "%s: none of the selected tests is available in this binary\n", o->prog);
+        return -1;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", o->prog, argv[optind]);
+        return -1;
+    }
+    if (o->max_size > RB_MAX_SIZE) o->max_size = RB_MAX_SIZE;
+    if (o->min_size < 1) o->min_size = 1;
+    o->mode = smoke ? "smoke" : quick ? "quick" : "full";
+    o->window = window > 0 ? window : 64;
+    o->step = step >= 2 ? (unsigned)step : smoke ? 16 : 2;
+    o->reps = reps > 0 ? reps : smoke ? 2 : quick ? 7 : 11;
+    if (o->reps > RB_MAX_REPS) o->reps = RB_MAX_REPS;
+    o->batch_ns = 1e3 * (batch_us > 0 ? batch_us : smoke ? 100 : quick ? 1000 : 4000);
+    o->warm_ns = 1e3 * (warm_us >= 0 ? warm_us : smoke ? 100 : quick ? 3000 : 10000);
+    if (smoke) {
+        if (o->min_size < 8) o->min_size = 8;
+        o->table = 0;
+    }
+    return 0;
+}
+
+static inline void rb_add(struct rb_job *jobs, int *n, const struct rb_opts *o, int test, size_t size, int src,
+                          int dst)
+{
+    if (!(o->supported & (1u << test)) || *n >= RB_MAX_JOBS) return;
+    if (size < o->min_size || size > o->max_size) return;
+    jobs[*n].test = test;
+    jobs[*n].size = size;
+    jobs[*n].src = src;
+    jobs[*n].dst = dst;
+    ++*n;
+}
+
+/* The job list is a pure function of the options, so every process computes the same list. */
+static inline int rb_build_jobs(const struct rb_opts *o, struct rb_job *jobs)
+{
+    int n = 0;
+    if (o->tests) {
+        unsigned locs = o->locs ? o->locs : 1u; /* heap:heap */
+        for (int t = 0; t < RB_NTESTS; ++t) {
+            if (!(o->tests & (1u << t))) continue;
+            for (unsigned lc = 0; lc < 4; ++lc) {
+                if (!(locs & (1u << lc))) continue;
+                if (rb_is_fixed8(t)) {
+                    rb_add(jobs, &n, o, t, 8, (int)lc / 2, (int)lc % 2);
+                    continue;
+                }
+                for (size_t s = o->min_size; s <= o->max_size; s *= o->step)
+                    rb_add(jobs, &n, o, t, s, (int)lc / 2, (int)lc % 2);
+            }
+        }
+        return n;
+    }
+    /* Default plan. */
+    const int sweep[] = {RB_PUT_LAT, RB_GET_LAT, RB_PUT_BW, RB_GET_BW};
+    for (unsigned i = 0; i < sizeof sweep / sizeof sweep[0]; ++i)
+        for (size_t s = o->min_size; s <= o->max_size; s *= o->step) rb_add(jobs, &n, o, sweep[i], s, RB_HEAP, RB_HEAP);
+    rb_add(jobs, &n, o, RB_P_LAT, 8, RB_HEAP, RB_HEAP);
+    rb_add(jobs, &n, o, RB_G_LAT, 8, RB_HEAP, RB_HEAP);
+    /* Static (global array) source and/or target. */
+    rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_STATIC, RB_HEAP);
+    rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_GET_LAT, 8, RB_STATIC, RB_HEAP);
+    rb_add(jobs, &n, o, RB_GET_LAT, 8, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_P_LAT, 8, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_G_LAT, 8, RB_STATIC, RB_HEAP);
+    const size_t mib = (size_t)1 << 20;
+    rb_add(jobs, &n, o, RB_PUT_BW, mib, RB_STATIC, RB_HEAP);
+    rb_add(jobs, &n, o, RB_PUT_BW, mib, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_PUT_BW, mib, RB_STATIC, RB_STATIC);
+    rb_add(jobs, &n, o, RB_GET_BW, mib, RB_STATIC, RB_HEAP);
+    rb_add(jobs, &n, o, RB_GET_BW, mib, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_PUT_LAT, mib, RB_STATIC, RB_HEAP);
+    rb_add(jobs, &n, o, RB_PUT_LAT, mib, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_GET_LAT, mib, RB_STATIC, RB_HEAP);
+    return n;
+}
+
+/* Runs `n` operations (or windows) of job `j` and returns the elapsed nanoseconds. */
+typedef double (*rb_batch_fn)(void *ctx, const struct rb_job *j, long n);
+
+static inline int rb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static inline void rb_measure(const struct rb_opts *o, const struct rb_job *j, rb_batch_fn fn, void *ctx,
+                              struct rb_result *r)
+{
+    /* Warm-up with growing batches; the last one calibrates. */
+    long n = 1;
+    double total = 0, t = 0;
+    long done = 0;
+    for (;;) {
+        t = fn(ctx, j, n);
+        total += t;
+        done += n;
+        if (total >= o->warm_ns && done >= 4) break;
+        if (t < o->warm_ns / 4 && n < (1L << 24)) n *= 2;
+    }
+    double est = t / (double)n;
+    if (est < 1) est = 1;
+    double want = o->batch_ns / est;
+    long iters = want < 1 ? 1 : want > 1e7 ? 10000000L : (long)want;
+
+    double per[RB_MAX_REPS];
+    for (int i = 0; i < o->reps; ++i) per[i] = fn(ctx, j, iters) / (double)iters;
+    qsort(per, (size_t)o->reps, sizeof per[0], rb_cmp_double);
+    double med = (o->reps % 2) ? per[o->reps / 2] : 0.5 * (per[o->reps / 2 - 1] + per[o->reps / 2]);
+    r->job = *j;
+    r->iters = iters;
+    r->reps = o->reps;
+    if (rb_is_bw(j->test)) {
+        double bytes = (double)o->window * (double)j->size;
+        r->value = bytes / med * 1e3; /* B/ns -> MB/s */
+        r->best = bytes / per[0] * 1e3;
+    } else {
+        r->value = med / 1e3; /* us */
+        r->best = per[0] / 1e3;
+    }
+}
+
+static inline const char *rb_unit(int test) { return rb_is_bw(test) ? "MB/s" : "us"; }
+
+static inline void rb_print_result(const struct rb_opts *o, const struct rb_result *r)
+{
+    if (o->quiet_results) return;
+    const char *fmt = rb_is_bw(r->job.test) ? "RESULT test=%s size=%zu src=%s dst=%s value=%.1f unit=%s best=%.1f "
+                                              "iters=%ld reps=%d window=%d\n"
+                                            : "RESULT test=%s size=%zu src=%s dst=%s value=%.4f unit=%s best=%.4f "
+                                              "iters=%ld reps=%d window=%d\n";
+    printf(fmt, rb_test_names[r->job.test], r->job.size, rb_loc_names[r->job.src], rb_loc_names[r->job.dst], r->value,
+           rb_unit(r->job.test), r->best, r->iters, r->reps, rb_is_bw(r->job.test) ? o->window : 1);
+    fflush(stdout);
+}
+
+static inline void rb_print_table(const struct rb_opts *o, const char *title, const struct rb_result *res, int n)
+{
+    if (!o->table || n == 0) return;
+    printf("\n# %s (mode %s, median of %d batches; bandwidth window %d)\n", title, o->mode, o->reps, o->window);
+    printf("# %-11s %-7s %-7s %9s %12s %12s %-5s %9s\n", "test", "src", "dst", "size", "median", "best", "unit",
+           "iters");
+    for (int i = 0; i < n; ++i) {
+        const struct rb_result *r = &res[i];
+        printf(rb_is_bw(r->job.test) ? "  %-11s %-7s %-7s %9zu %12.1f %12.1f %-5s %9ld\n"
+                                     : "  %-11s %-7s %-7s %9zu %12.4f %12.4f %-5s %9ld\n",
+               rb_test_names[r->job.test], rb_loc_names[r->job.src], rb_loc_names[r->job.dst], r->job.size, r->value,
+               r->best, rb_unit(r->job.test), r->iters);
+    }
+    fflush(stdout);
+}
+
+/* Page size (kB) of the mapping that holds `addr`, from /proc/self/smaps; -1 when not found. */
+static inline long rb_page_kb(const void *addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int inside = 0;
+    long kb = -1;
+    uintptr_t a = (uintptr_t)addr;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char sp;
+        if (sscanf(line, "%lx-%lx%c", &lo, &hi, &sp) == 3 && sp == ' ') {
+            if (inside) break;
+            inside = a >= lo && a < hi;
+            continue;
+        }
+        if (inside && sscanf(line, "KernelPageSize: %ld kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return inside ? kb : -1;
+}
+
+/* Fill pattern for the data check: a byte that depends on the job index (never 0). */
+static inline unsigned char rb_tag(int job_index) { return (unsigned char)(1 + job_index % 251); }
+
+#endif

@@ -1,0 +1,122 @@
+/* Communication contexts under SHMEM_THREAD_MULTIPLE: several threads, each driving its own
+ * context (private, serialized or default options; world or team contexts with team-relative PE
+ * numbers), one context shared by all threads, the implicit quiet of shmem_ctx_destroy, and the
+ * independence of the contexts' completion (a quiet on one context completes that context's
+ * operations, whatever the others are doing). Every transferred word is checked. */
+#include "common.h"
+
+#include <pthread.h>
+
+#define NTHREADS 4
+#define WORDS 512 /* per (thread, source PE) */
+
+static int me, npes;
+static long *area;   /* symmetric: [NTHREADS][npes][WORDS] */
+static long *shared; /* symmetric: [NTHREADS][npes] */
+static shmem_ctx_t shared_ctx;
+static shmem_team_t rev; /* the world reversed: team rank r is world PE npes - 1 - r */
+
+static long value(int thread, int src_pe, int round, int k) {
+    return (long)thread * 100000000L + (long)src_pe * 1000000L + (long)round * 10000L + k;
+}
+
+static long *slot(int thread, int src_pe) { return area + ((size_t)thread * (size_t)npes + (size_t)src_pe) * WORDS; }
+
+struct job {
+    int thread;
+    int round;
+};
+
+static void *worker(void *arg) {
+    struct job *j = arg;
+    const int th = j->thread, round = j->round;
+    const long opts[NTHREADS] = {SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, 0, SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE};
+    shmem_ctx_t ctx;
+    int team_ctx = th == 2;
+    int rc = team_ctx ? shmem_team_create_ctx(rev, opts[th], &ctx) : shmem_ctx_create(opts[th], &ctx);
+    CHECK_EQ_INT(0, rc, "context creation in a thread");
+    long buf[WORDS];
+    for (int k = 0; k < WORDS; ++k) buf[k] = value(th, me, round, k);
+    for (int pe = 0; pe < npes; ++pe) {
+        int target = team_ctx ? npes - 1 - pe : pe; /* team contexts take team ranks */
+        /* Word by word (p), a block (put) and a non-blocking block (put_nbi). */
+        for (int k = 0; k < 16; ++k) shmem_ctx_long_p(ctx, slot(th, me) + k, buf[k], target);
+        shmem_ctx_long_put(ctx, slot(th, me) + 16, buf + 16, 200, target);
+        shmem_ctx_long_put_nbi(ctx, slot(th, me) + 216, buf + 216, WORDS - 216, target);
+        /* The shared context: every thread at once. */
+        shmem_ctx_long_p(shared_ctx, &shared[(size_t)th * (size_t)npes + (size_t)me], value(th, me, round, 0), pe);
+    }
+    shmem_ctx_quiet(ctx);
+    /* Read back through the context: what this thread wrote on every PE. */
+    long back[WORDS];
+    for (int pe = 0; pe < npes; ++pe) {
+        int target = team_ctx ? npes - 1 - pe : pe;
+        shmem_ctx_long_get(ctx, back, slot(th, me), WORDS, target);
+        for (int k = 0; k < WORDS; ++k)
+            if (back[k] != buf[k])
+                FAIL("thread %d: word %d on PE %d after ctx_quiet: expected %ld, got %ld", th, k, pe, buf[k], back[k]);
+    }
+    /* Pending non-blocking puts at destroy: its implicit quiet completes them. */
+    for (int pe = 0; pe < npes; ++pe)
+        shmem_ctx_long_put_nbi(ctx, slot(th, me), buf, WORDS, team_ctx ? npes - 1 - pe : pe);
+    shmem_ctx_destroy(ctx);
+    return NULL;
+}
+
+int main(void) {
+    int provided = -1;
+    CHECK_NOSHMEM(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "shmem_init_thread");
+    CHECK(provided == SHMEM_THREAD_MULTIPLE, "provided thread level %d", provided);
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    area = shmem_calloc((size_t)NTHREADS * (size_t)npes * WORDS, sizeof(long));
+    shared = shmem_calloc((size_t)NTHREADS * (size_t)npes, sizeof(long));
+    CHECK(area && shared, "symmetric buffers");
+    CHECK_EQ_INT(0, shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev), "reversed team");
+    CHECK_EQ_INT(0, shmem_ctx_create(0, &shared_ctx), "shared context");
+    for (int round = 0; round < 3; ++round) {
+        pthread_t tid[NTHREADS];
+        struct job jobs[NTHREADS];
+        for (int t = 0; t < NTHREADS; ++t) {
+            jobs[t].thread = t;
+            jobs[t].round = round;
+            CHECK(pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0, "pthread_create");
+        }
+        for (int t = 0; t < NTHREADS; ++t) pthread_join(tid[t], NULL);
+        shmem_ctx_quiet(shared_ctx);
+        shmem_barrier_all();
+        for (int t = 0; t < NTHREADS; ++t)
+            for (int pe = 0; pe < npes; ++pe) {
+                const long *s = slot(t, pe);
+                for (int k = 0; k < WORDS; ++k)
+                    if (s[k] != value(t, pe, round, k))
+                        FAIL("round %d: thread %d of PE %d, word %d: expected %ld, got %ld", round, t, pe, k,
+                             value(t, pe, round, k), s[k]);
+                CHECK_EQ_INT(value(t, pe, round, 0), shared[(size_t)t * (size_t)npes + (size_t)pe], "shared context");
+            }
+        shmem_barrier_all();
+    }
+    /* Independence: a quiet on an idle context returns while another context has a lot in flight,
+     * and each quiet completes its own context's puts. */
+    shmem_ctx_t a, b;
+    CHECK_EQ_INT(0, shmem_ctx_create(SHMEM_CTX_PRIVATE, &a), "ctx a");
+    CHECK_EQ_INT(0, shmem_ctx_create(SHMEM_CTX_PRIVATE, &b), "ctx b");
+    long *big = shmem_malloc((size_t)1 << 20);
+    for (int pe = 0; pe < npes; ++pe) shmem_ctx_putmem_nbi(a, big, big, (size_t)1 << 20, pe);
+    shmem_ctx_quiet(b);
+    shmem_ctx_long_p(b, &shared[0], 4242, (me + 1) % npes);
+    shmem_ctx_quiet(b);
+    shmem_ctx_quiet(a);
+    shmem_barrier_all();
+    CHECK_EQ_INT(4242, shared[0], "put on ctx b complete after its quiet");
+    shmem_ctx_destroy(a);
+    shmem_ctx_destroy(b);
+    shmem_ctx_destroy(shared_ctx);
+    shmem_team_destroy(rev);
+    shmem_free(big);
+    shmem_free(shared);
+    shmem_free(area);
+    NOTE("ctx: %d PEs x %d threads OK", npes, NTHREADS);
+    shmem_finalize();
+    return 0;
+}

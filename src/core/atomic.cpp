@@ -1,0 +1,272 @@
+// The UCX route of the atomics, and signals (put-with-signal, signal add/set/fetch).
+//
+// UCX 1.13.1 bug worked around here: a *fetching* AND/OR/XOR that UCX performs through its
+// shared-memory or self atomics (uct_sm_ep_atomic64_fetch) returns the right old value but writes
+// the old value back (XOR writes 0). Fetching AND/OR/XOR are therefore a compare-and-swap loop:
+// read the word (fetching ADD of 0), CSWAP(old -> old OP v) until it succeeds. The non-fetching
+// UCP_ATOMIC_OP_AND/OR/XOR (no reply buffer) take another path in UCX and are correct on this
+// version over sysv, posix, self and tcp (mpi_tests/amo.c checks the new value in memory on every
+// route); USHMEM_AMO_EMULATE_BITWISE_POST=1 at build time sends them through the loop as well.
+#include "core/atomic.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#ifndef USHMEM_AMO_EMULATE_BITWISE_POST
+#define USHMEM_AMO_EMULATE_BITWISE_POST 0
+#endif
+
+namespace ushmem::core {
+
+[[noreturn]] void fail_misaligned(const char *routine, const char *what, const void *addr,
+                                  std::size_t size, int pe) {
+    fatal(routine,
+          "%s %p (target PE %d) is not aligned to %zu bytes: atomic and signal operations need an "
+          "object aligned to its size (address %% %zu = %zu); use a naturally aligned variable or "
+          "array element",
+          what, addr, pe, size, size, std::size_t(reinterpret_cast<std::uintptr_t>(addr) % size));
+}
+
+namespace {
+
+// Reply buffer of the fetching UCX operations whose result nobody reads (SWAP has no
+// non-fetching form: shmem_atomic_set and SHMEM_SIGNAL_SET use it). Several operations may be in
+// flight into it at once; its contents are never read.
+alignas(64) std::uint64_t g_discard[8];
+
+[[noreturn]] void fail_amo(const char *routine, int pe, ucs_status_t st) {
+    fatal(routine, "atomic operation on PE %d failed: %s", pe, ucs_status_string(st));
+}
+
+// Issues one UCX atomic. `reply`: reply buffer (fetching form) or nullptr. `async`: the request
+// frees itself (completion is observed by quiet); otherwise the caller waits for it.
+template <class U>
+void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
+            const U *operand, U *reply, bool async) {
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.datatype = ucp_dt_make_contig(sizeof(U));
+    if (reply) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.reply_buffer = reply;
+    }
+    if (async) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK;
+        prm.cb.send = transport::nbi_completion;
+    }
+    void *r = ucp_atomic_op_nbx(p.ep, op, operand, 1, p.rbase[s] + off, p.rkey[s], &prm);
+    if (UCS_PTR_IS_ERR(r)) fail_amo(routine, pe, UCS_PTR_STATUS(r));
+    return r;
+}
+
+// Waits for a fetching operation's reply. The target may have to run UCX progress for it (software
+// emulation over tcp), and PEs often outnumber cores: spin briefly, then yield (wait_for), rather
+// than spin on the worker like transport::wait.
+void wait_reply(const char *routine, int pe, void *r) {
+    wait_described(
+        routine, [r] { return ucp_request_check_status(r) != UCS_INPROGRESS; },
+        [pe](char *b, std::size_t n) {
+            std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
+        });
+    ucs_status_t st = ucp_request_check_status(r);
+    ucp_request_free(r);
+    if (st != UCS_OK) fail_amo(routine, pe, st);
+}
+
+// Blocking fetching operation: returns the old value. For CSWAP `cmp` is the expected value and
+// `v` the new one: UCX takes the compare value as the operand and the new value in the reply
+// buffer, which the old value then replaces (ucp.h, "Atomic Operations Semantic").
+template <class U>
+U fetch_blocking(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
+                 U v, U cmp) {
+    U operand = v, reply = 0;
+    if (op == UCP_ATOMIC_OP_CSWAP) {
+        operand = cmp;
+        reply = v;
+    }
+    void *r = issue<U>(routine, p, pe, s, off, op, &operand, &reply, false);
+    if (r != nullptr) wait_reply(routine, pe, r);
+    return reply;
+}
+
+template <class U> U apply(amo op, U old, U v) {
+    switch (op) {
+    case amo::fetch_and:
+    case amo::band: return old & v;
+    case amo::fetch_or:
+    case amo::bor: return old | v;
+    default: return old ^ v;
+    }
+}
+
+// Fetching AND/OR/XOR as a CSWAP loop (see the file comment). Returns the old value.
+template <class U>
+U bitwise_cas_loop(const char *routine, peer &p, int pe, seg_id s, std::size_t off, amo op, U v) {
+    U old = fetch_blocking<U>(routine, p, pe, s, off, UCP_ATOMIC_OP_ADD, U(0), U(0));
+    for (;;) {
+        U want = apply<U>(op, old, v);
+        if (want == old) return old;  // nothing to change (e.g. OR with bits already set)
+        U seen = fetch_blocking<U>(routine, p, pe, s, off, UCP_ATOMIC_OP_CSWAP, want, old);
+        if (seen == old) return old;
+        old = seen;
+    }
+}
+
+bool is_bitwise(amo op) {
+    return op == amo::fetch_and || op == amo::fetch_or || op == amo::fetch_xor || op == amo::band ||
+           op == amo::bor || op == amo::bxor;
+}
+
+ucp_atomic_op_t ucp_op_of(amo op) {
+    switch (op) {
+    case amo::set:
+    case amo::swap: return UCP_ATOMIC_OP_SWAP;
+    case amo::cswap: return UCP_ATOMIC_OP_CSWAP;
+    case amo::band:
+    case amo::fetch_and: return UCP_ATOMIC_OP_AND;
+    case amo::bor:
+    case amo::fetch_or: return UCP_ATOMIC_OP_OR;
+    case amo::bxor:
+    case amo::fetch_xor: return UCP_ATOMIC_OP_XOR;
+    default: return UCP_ATOMIC_OP_ADD;  // fetch (ADD 0), add, fetch_add
+    }
+}
+} // namespace
+
+template <class U>
+U amo_ucx_fetching(const char *routine, context &, peer &p, int pe, seg_id s, std::size_t off,
+                   amo op, U v, U cmp) {
+    if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+    if (op == amo::fetch) v = 0;
+    return fetch_blocking<U>(routine, p, pe, s, off, ucp_op_of(op), v, cmp);
+}
+
+template <class U>
+void amo_ucx_post(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+                  amo op, U v) {
+    if (USHMEM_AMO_EMULATE_BITWISE_POST && is_bitwise(op)) {
+        bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+        return;
+    }
+    // SWAP needs a reply buffer even when nobody wants the old value.
+    U *reply = op == amo::set ? reinterpret_cast<U *>(g_discard) : nullptr;
+    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, reply, true);
+    (void)r;  // NULL: done already; otherwise the callback frees it and quiet completes it
+    c.note_pending(pe);
+}
+
+template <class U>
+void amo_ucx_nbi(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+                 amo op, void *fetch, U v, U cmp) {
+    if (is_bitwise(op)) {
+        // Emulated: blocking in effect, the result is in *fetch on return.
+        U old = bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+        std::memcpy(fetch, &old, sizeof old);
+        return;
+    }
+    if (op == amo::fetch) v = 0;
+    if (op == amo::cswap) {
+        // CSWAP: the compare value is the operand, the new value goes in the reply buffer.
+        std::memcpy(fetch, &v, sizeof v);
+        v = cmp;
+    }
+    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true);
+    (void)r;
+    c.note_pending(pe);
+}
+
+template std::uint32_t amo_ucx_fetching<std::uint32_t>(const char *, context &, peer &, int, seg_id,
+                                                       std::size_t, amo, std::uint32_t, std::uint32_t);
+template std::uint64_t amo_ucx_fetching<std::uint64_t>(const char *, context &, peer &, int, seg_id,
+                                                       std::size_t, amo, std::uint64_t, std::uint64_t);
+template void amo_ucx_post<std::uint32_t>(const char *, context &, peer &, int, seg_id, std::size_t,
+                                          amo, std::uint32_t);
+template void amo_ucx_post<std::uint64_t>(const char *, context &, peer &, int, seg_id, std::size_t,
+                                          amo, std::uint64_t);
+template void amo_ucx_nbi<std::uint32_t>(const char *, context &, peer &, int, seg_id, std::size_t,
+                                         amo, void *, std::uint32_t, std::uint32_t);
+template void amo_ucx_nbi<std::uint64_t>(const char *, context &, peer &, int, seg_id, std::size_t,
+                                         amo, void *, std::uint64_t, std::uint64_t);
+
+// ---- signals ----------------------------------------------------------------------------------
+
+namespace {
+// Orders earlier direct stores, including the non-temporal ones a large memcpy may use, before
+// the signal update that follows.
+inline void store_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+[[noreturn]] void fail_sig_op(const char *routine, int op) {
+    fatal(routine, "sig_op %d is invalid; pass SHMEM_SIGNAL_SET (%d) or SHMEM_SIGNAL_ADD (%d)", op,
+          int(sig_op::set), int(sig_op::add));
+}
+} // namespace
+
+void put_signal(const char *routine, context &c, void *dest, const void *src, std::size_t n,
+                std::uint64_t *sig_addr, std::uint64_t signal, int op, int pe, bool nbi) {
+    if (USHMEM_UNLIKELY(op != int(sig_op::set) && op != int(sig_op::add))) fail_sig_op(routine, op);
+    seg_id ds, ss;
+    std::size_t doff, soff;
+    locate_or_fail(routine, "destination", dest, n, pe, ds, doff);
+    peer &p = amo_target(routine, "signal", sig_addr, sizeof(std::uint64_t), pe, ss, soff);
+    if (USHMEM_UNLIKELY(n && ds == ss && soff + 8 > doff && doff + n > soff))
+        fatal(routine, "the signal %p overlaps the destination [%p, %p); they must not overlap",
+              static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
+    const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
+    bool data_ucx = false;
+    if (n) {
+        if (p.how[ds] == route::unresolved) resolve(routine, pe, ds);
+        if (p.how[ds] == route::direct) {
+            std::memcpy(p.direct[ds] + doff, src, n);
+            c.note_direct();
+        } else {
+            put_ucx(routine, c, p, pe, ds, doff, src, n, nbi);
+            data_ucx = true;
+        }
+    }
+    if (p.how[ss] == route::direct) {
+        // Data through UCX, signal by a store: the data must have arrived first. Only a flush
+        // tells that, so this combination (e.g. USHMEM_STATIC_DATA=0 with a static destination
+        // and a heap signal) is blocking even in the nbi form.
+        if (data_ucx) pe_quiet(routine, c, pe);
+        else if (n) store_fence();
+        auto *w = reinterpret_cast<std::uint64_t *>(p.direct[ss] + soff);
+        if (sop == amo::set) __atomic_store_n(w, signal, __ATOMIC_RELEASE);
+        else __atomic_fetch_add(w, signal, __ATOMIC_RELEASE);
+        return;
+    }
+    // Signal through UCX: a fence orders it behind the put (same worker); direct data is in
+    // place already, its stores fenced before the atomic leaves.
+    if (data_ucx) transport::fence();
+    else if (n) store_fence();
+    amo_ucx_post<std::uint64_t>(routine, c, p, pe, ss, soff, sop, signal);
+}
+
+void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std::uint64_t signal,
+                   sig_op op, int pe) {
+    seg_id s;
+    std::size_t off;
+    peer &p = amo_target(routine, "signal", sig_addr, sizeof(std::uint64_t), pe, s, off);
+    const amo a = op == sig_op::set ? amo::set : amo::add;
+    if (p.how[s] == route::direct) {
+        amo_direct<std::uint64_t>(a, reinterpret_cast<std::uint64_t *>(p.direct[s] + off), signal, 0);
+        return;
+    }
+    amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal);
+}
+
+std::uint64_t signal_fetch(const char *routine, const std::uint64_t *sig_addr) {
+    seg_id s;
+    std::size_t off;
+    locate_or_fail(routine, "signal", sig_addr, sizeof(std::uint64_t), rt.me, s, off);
+    if (USHMEM_UNLIKELY(reinterpret_cast<std::uintptr_t>(sig_addr) & 7))
+        fail_misaligned(routine, "signal", sig_addr, sizeof(std::uint64_t), rt.me);
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+
+} // namespace ushmem::core

@@ -1,0 +1,177 @@
+// ushmem core: teams and the one-sided collectives (team.cpp, coll.cpp).
+//
+// Symmetric resources. Every team owns one slot of a pool that is allocated at init, at the same
+// heap offset on every PE (USHMEM_MAX_TEAMS slots). A slot holds the team's signal counters (one
+// per 64-byte line), a small argument area, and USHMEM_TEAM_SCRATCH bytes of scratch. The members
+// of a new team agree on its slot inside the split, which is collective over the parent team: an
+// AND reduction of every parent member's free-slot mask (over the parent's own slot) gives the
+// slots free on all of them, and the lowest is taken. SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED own
+// slots 0 and 1.
+//
+// Signalling model. All synchronisation is counting: a signal is a one-sided atomic add to a
+// counter of the target (a CPU atomic through the direct mapping on the node, a UCX atomic
+// otherwise), and a PE waiting for k signals waits until its counter reaches the number it has
+// consumed so far plus k (the consumed numbers are kept locally, per slot). Every signal sent
+// within a collective is consumed by its target within the same collective, so counters never need
+// resetting, a slot can be handed to a new team as it is, and a team can be destroyed without
+// synchronisation. The active-set (legacy) collectives use the same code with the user's pSync as
+// the counters: they start from zero and give back exactly what they consumed before returning,
+// which restores pSync to SHMEM_SYNC_VALUE as the specification requires.
+#pragma once
+
+#include "core/runtime.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace ushmem::core {
+
+// Counters. Team slots have them at fixed offsets (the hot ones one per cache line); the
+// active-set collectives map them onto the words of the user's pSync array. Two kinds:
+//  - single-sender: only one PE ever signals it in a team (a fixed partner), so the counts of
+//    consecutive collectives cannot mix;
+//  - `from(s)`: one counter per sender rank (teams up to max_from PEs), for the patterns where
+//    the sender varies from call to call (the root of a broadcast, every PE in a gather): a PE
+//    may already be in the next collective while another has not sent this one's signal yet.
+//    pSync arrays may only be reused once the previous collective completed everywhere (except
+//    by consecutive barriers, which use only single-sender counters), so there every from(s)
+//    is the same word.
+//  - `done`, `relay`: several senders, but only in patterns where nobody can send the next
+//    collective's signal before the receiver has consumed this one's.
+namespace ctr {
+constexpr int bar_rounds = 32;  // dissemination rounds
+constexpr int max_from = 64;    // per-sender counters
+constexpr int max_regions = 25; // chunk regions of recursive doubling / Hillis-Steele
+constexpr int bar(int r) { return r; }
+constexpr int from(int s) { return bar_rounds + s; }
+constexpr int done = bar_rounds + max_from;  // 96
+constexpr int tree = done + 1;     // fixed broadcast tree of large teams: from the parent
+constexpr int relay = done + 2;    // large teams: the root's data to rank 0
+constexpr int value = done + 3;    // mailbox carrying a value (collect offsets chain)
+constexpr int result = done + 4;   // recursive doubling: the result sent to a folded PE
+constexpr int ring = done + 5;     // ring collect: from the previous PE
+constexpr int hot = done + 6;      // ids below this have a cache line each in a team slot
+constexpr int rd_data(int k) { return hot + 2 * k; }
+constexpr int rd_ack(int k) { return hot + 2 * k + 1; }
+constexpr int hs_data(int k) { return hot + 2 * max_regions + 2 * k; }
+constexpr int hs_ack(int k) { return hot + 2 * max_regions + 2 * k + 1; }
+constexpr int count = hot + 4 * max_regions;
+// Byte offset of counter `id` in a team slot.
+constexpr std::size_t team_offset(int id) {
+    return id < hot ? std::size_t(id) * 64 : std::size_t(hot) * 64 + std::size_t(id - hot) * 8;
+}
+constexpr std::size_t team_bytes = (team_offset(count) + 63) / 64 * 64;
+// Word of counter `id` in a pSync array.
+constexpr int psync_word(int id) {
+    return id < bar_rounds ? id
+           : id < done     ? bar_rounds
+           : id < hot      ? bar_rounds + 1 + (id - done)
+           : id < hs_data(0) ? 40 + (id - hot)
+                             : 40 + (id - hs_data(0));
+}
+constexpr std::size_t psync_words = 40 + 2 * max_regions;
+} // namespace ctr
+
+struct team {
+    int slot = -1;
+    int n = 0;            // size
+    int me = -1;          // this PE's number in the team
+    bool strided = true;  // world PE of rank r = start + stride * r
+    int start = 0, stride = 1;
+    std::vector<int> members;                  // world PE of every rank
+    std::vector<std::pair<int, int>> by_world;  // (world PE, rank), sorted: for non-strided teams
+    int num_contexts = 0;
+    bool predefined = false;
+    char *ctr = nullptr;               // the slot's counters (symmetric), see ctr::team_offset
+    std::uint64_t *args = nullptr;     // the slot's argument area (symmetric), 2 * mask words
+    char *scratch = nullptr;           // the slot's scratch (symmetric)
+    std::uint64_t gather_epoch = 0;    // gather exchanges through scratch so far (their parity)
+    // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal
+    // there is a plain store of the count, not an atomic add (the sender does not wait for the
+    // line). Counters and counts start from zero with the team: a destroyed team's slot is zeroed.
+    std::vector<std::uint64_t> sent_from;
+    std::int8_t direct[seg_count] = {-1, -1};  // every member reached directly? (-1: not known)
+
+    int world_pe(int r) const { return strided ? start + stride * r : members[std::size_t(r)]; }
+    int rank_of(int world) const;  // -1 when not a member
+};
+
+// Algorithm overrides (USHMEM_*_ALGO), parsed at init.
+enum class algo : std::uint8_t { automatic, flat, binomial, tree, pull, gather, scatter, rd, ring, read, hs };
+struct coll_settings {
+    algo bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,
+         scan = algo::automatic;
+};
+extern coll_settings coll_cfg;
+
+// The predefined teams, set up at init.
+extern team team_world;
+extern team team_shared;
+
+// ---- pool and lifecycle (team.cpp) ----------------------------------------------------------
+std::size_t team_pool_bytes(const settings &cfg);  // symmetric bytes the pool adds to the heap
+void team_init(const char *routine);                // allocate the pool, set up the predefined teams
+void team_finalize();
+
+// Team creation, collective over `parent`. Returns 0 on every parent PE on success, with *out the
+// new team on its members and nullptr elsewhere; nonzero on every parent PE when the triplet is
+// invalid or no slot is free on all parent PEs (*out = nullptr).
+int team_split_strided(const char *routine, team &parent, int start, int stride, int size,
+                       int num_contexts, team **out);
+int team_split_2d(const char *routine, team &parent, int xrange, int x_contexts, int y_contexts,
+                  team **xout, team **yout);
+void team_destroy(const char *routine, team *t);
+
+// ---- collectives (coll.cpp) -----------------------------------------------------------------
+// acc[i] = acc[i] OP x[i] for i < n elements; elem is the element size in bytes.
+using combine_fn = void (*)(void *acc, const void *x, std::size_t n);
+struct reduce_op {
+    std::size_t elem;
+    combine_fn combine;
+};
+
+// Team-based (1.5/1.6). The caller has checked that the library runs and the team is valid.
+void team_sync(const char *routine, team &t);
+void broadcast(const char *routine, team &t, void *dest, const void *src, std::size_t bytes, int root);
+void fcollect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes);
+void collect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes);
+void alltoall(const char *routine, team &t, void *dest, const void *src, std::size_t bytes);
+void alltoalls(const char *routine, team &t, void *dest, const void *src, std::ptrdiff_t dst,
+               std::ptrdiff_t sst, std::size_t nelems, std::size_t elem);
+void reduce(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op);
+void scan(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op,
+          bool inclusive);
+
+// Active-set-based (deprecated forms): PE_start, 2^logPE_stride, PE_size, and the user's pSync.
+struct active_set {
+    int start, log_stride, size;
+};
+void barrier_as(const char *routine, active_set as, long *psync, bool with_quiet);
+void broadcast_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                  int root, long *psync);
+void fcollect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                 long *psync);
+void collect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                long *psync);
+void alltoall_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                 long *psync);
+void alltoalls_as(const char *routine, active_set as, void *dest, const void *src, std::ptrdiff_t dst,
+                  std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, long *psync);
+// pwrk: pWrk, pwrk_bytes: its size (max(nreduce / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements).
+void reduce_as(const char *routine, active_set as, void *dest, const void *src, std::size_t nelems,
+               reduce_op op, void *pwrk, std::size_t pwrk_bytes, long *psync);
+
+// ---- shared between team.cpp and coll.cpp --------------------------------------------------
+std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
+std::size_t team_scratch_bytes();     // scratch bytes of every slot
+bool oversubscribed();                // more PEs on this node than CPUs: yield early when waiting
+
+// The world barrier behind shmem_barrier_all / shmem_sync_all and the memory routines.
+void world_sync(const char *routine);
+// The context the collectives' own transfers are issued on (completion is by their signals).
+context &coll_context();
+
+} // namespace ushmem::core

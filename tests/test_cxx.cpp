@@ -1,0 +1,103 @@
+// The C++ API's pieces that need no running library: type mapping, event sizes, error types.
+#include <ushmem/ushmem.hpp>
+
+#include <gtest/gtest.h>
+
+#include <type_traits>
+
+// Events are cheap: a context and a PE, trivially copyable, no allocation.
+static_assert(sizeof(ushmem::event) <= 2 * sizeof(void *));
+static_assert(std::is_trivially_copyable_v<ushmem::event>);
+static_assert(std::is_trivially_destructible_v<ushmem::event>);
+static_assert(sizeof(ushmem::value_event<long>) <= 3 * sizeof(void *));
+// value_event holds the fetched value: it must not move while the operation is in flight.
+static_assert(!std::is_move_constructible_v<ushmem::value_event<long>>);
+static_assert(!std::is_copy_constructible_v<ushmem::value_event<long>>);
+// Remote views are small values.
+static_assert(sizeof(ushmem::sym_ptr<double>) == 2 * sizeof(void *));
+static_assert(std::is_trivially_copyable_v<ushmem::sym_ptr<double>>);
+static_assert(std::is_trivially_copyable_v<ushmem::sym_span<double>>);
+// symmetric<> and team are move-only.
+static_assert(!std::is_copy_constructible_v<ushmem::symmetric<int>>);
+static_assert(std::is_nothrow_move_constructible_v<ushmem::symmetric<int>>);
+static_assert(!std::is_copy_constructible_v<ushmem::team>);
+static_assert(std::is_nothrow_move_constructible_v<ushmem::team>);
+// [[nodiscard]]-returning functions: checked by the compiler (-Werror).
+
+// Error hierarchy.
+static_assert(std::is_base_of_v<std::system_error, ushmem::error>);
+static_assert(std::is_base_of_v<ushmem::error, ushmem::bad_symmetric_alloc>);
+static_assert(std::is_base_of_v<ushmem::error, ushmem::invalid_argument>);
+static_assert(std::is_base_of_v<ushmem::error, ushmem::timeout_error>);
+static_assert(std::is_base_of_v<ushmem::error, ushmem::transport_error>);
+
+TEST(CxxTypes, AmoTables) {
+    // Extended: float, double and the standard types.
+    EXPECT_TRUE(ushmem::amo_ext_type<float>);
+    EXPECT_TRUE(ushmem::amo_ext_type<double>);
+    EXPECT_TRUE(ushmem::amo_ext_type<long>);
+    EXPECT_FALSE(ushmem::amo_ext_type<long double>);
+    EXPECT_FALSE(ushmem::amo_ext_type<short>);
+    EXPECT_FALSE(ushmem::amo_ext_type<char>);
+    // Standard: integers of 4 and 8 bytes, no floating point.
+    EXPECT_TRUE(ushmem::amo_std_type<int>);
+    EXPECT_TRUE(ushmem::amo_std_type<unsigned long long>);
+    EXPECT_TRUE(ushmem::amo_std_type<std::size_t>);
+    EXPECT_TRUE(ushmem::amo_std_type<std::ptrdiff_t>);
+    EXPECT_FALSE(ushmem::amo_std_type<double>);
+    EXPECT_FALSE(ushmem::amo_std_type<short>);
+    // Bitwise: unsigned and exact-width types.
+    EXPECT_TRUE(ushmem::amo_bitwise_type<std::uint64_t>);
+    EXPECT_TRUE(ushmem::amo_bitwise_type<unsigned int>);
+    EXPECT_TRUE(ushmem::amo_bitwise_type<std::int32_t>);
+    EXPECT_FALSE(ushmem::amo_bitwise_type<float>);
+    EXPECT_FALSE(ushmem::amo_bitwise_type<long long>);
+    // Point-to-point: short too.
+    EXPECT_TRUE(ushmem::p2p_type<short>);
+    EXPECT_TRUE(ushmem::p2p_type<std::uint64_t>);
+    EXPECT_FALSE(ushmem::p2p_type<double>);
+    // cv-qualified types map like the plain ones.
+    EXPECT_TRUE(ushmem::amo_std_type<const int>);
+}
+
+TEST(CxxErrors, CodesAndMessages) {
+    ushmem::bad_symmetric_alloc a(12345);
+    EXPECT_EQ(a.requested(), 12345u);
+    EXPECT_EQ(a.code(), ushmem::errc::bad_symmetric_alloc);
+    EXPECT_NE(std::string(a.what()).find("SHMEM_SYMMETRIC_SIZE"), std::string::npos);
+    EXPECT_NE(std::string(a.what()).find("12345"), std::string::npos);
+    EXPECT_STREQ(a.code().category().name(), "ushmem");
+
+    ushmem::timeout_error t(3, std::chrono::milliseconds(1500), "wait");
+    EXPECT_EQ(t.pe(), 3);
+    EXPECT_EQ(t.elapsed(), std::chrono::milliseconds(1500));
+    EXPECT_NE(std::string(t.what()).find("PE 3"), std::string::npos);
+    EXPECT_NE(std::string(t.what()).find("1500 ms"), std::string::npos);
+    EXPECT_EQ(t.code(), ushmem::errc::timeout);
+
+    ushmem::invalid_argument i("bad");
+    EXPECT_EQ(i.code(), ushmem::errc::invalid_argument);
+    EXPECT_EQ(ushmem::transport_error("x").code(), ushmem::errc::transport);
+    EXPECT_NE(ushmem::make_error_code(ushmem::errc::timeout).message(), "");
+    // Catchable as the base and as std::system_error.
+    try {
+        throw ushmem::invalid_argument("z");
+    } catch (const ushmem::error &e) {
+        EXPECT_EQ(e.code().value(), int(ushmem::errc::invalid_argument));
+    }
+}
+
+TEST(CxxViews, UncheckedArithmetic) {
+    long buf[8] = {};
+    ushmem::sym_ptr<long> p(ushmem::detail::unchecked, buf, 1);
+    EXPECT_EQ((p + 3).address(), buf + 3);
+    EXPECT_EQ((p + 3) - p, 3);
+    EXPECT_EQ((p + 3).pe(), 1);
+    ushmem::sym_span<long> s(ushmem::detail::unchecked, buf, 8, 1);
+    EXPECT_EQ(s.subspan(2, 4).data(), buf + 2);
+    EXPECT_EQ(s.subspan(2).size(), 6u);
+    EXPECT_EQ(s[5].address(), buf + 5);
+    EXPECT_THROW((void)s.subspan(9), ushmem::invalid_argument);
+    EXPECT_THROW((void)s.subspan(4, 5), ushmem::invalid_argument);
+    EXPECT_THROW((void)s[8], ushmem::invalid_argument);
+}
