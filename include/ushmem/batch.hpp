@@ -1,0 +1,138 @@
+// ushmem C++ API: batches. Queue puts, gets and fetching atomics to any PEs, submit() them at
+// once, wait on one event.
+#pragma once
+
+#include <ushmem/rma.hpp>
+
+#include <vector>
+
+namespace ushmem {
+
+// Each operation is validated when it is queued (PE range, symmetric address range, null
+// pointers, atomic alignment); an invalid one throws invalid_argument whose message names its
+// index ("batch operation #N") and is not queued. submit() issues every queued operation
+// (non-blocking forms) and returns an event: a per-PE quiet when all the operations target one
+// PE, otherwise a quiet of the context. submit() may be called again (the operations are issued
+// again); clear() empties the batch. Buffers must stay valid until the submitted event completes.
+class batch {
+public:
+    explicit batch(shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) : ctx_(ctx) {}
+
+    std::size_t size() const noexcept { return ops_.size(); }
+    void clear() noexcept { ops_.clear(); }
+
+    // Raw forms: `dest`/`src` are symmetric addresses as seen on this PE.
+    template <class T> std::size_t put(int pe, T *dest, const T *src, std::size_t n) {
+        validate(pe, dest, n * sizeof(T), alignof(T), src, "put");
+        return push({&issue_put, pe, dest, const_cast<T *>(src), n * sizeof(T), {}, {}});
+    }
+    template <class T> std::size_t get(int pe, T *dest, const T *src, std::size_t n) {
+        validate(pe, src, n * sizeof(T), alignof(T), dest, "get");
+        return push({&issue_get, pe, const_cast<T *>(src), dest, n * sizeof(T), {}, {}});
+    }
+    template <class T> std::size_t put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src) {
+        if (src.size() > dst.size()) [[unlikely]]
+            fail(ops_.size(), "put", "source larger than destination");
+        return put(dst.pe(), dst.data(), src.data(), src.size());
+    }
+    template <class T> std::size_t get(std::span<T> dst, sym_span<T> src) {
+        if (src.size() > dst.size()) [[unlikely]]
+            fail(ops_.size(), "get", "source larger than destination");
+        return get(src.pe(), dst.data(), src.data(), src.size());
+    }
+
+    // Fetching atomics: the old value is written to *result when the event completes.
+    template <class T> std::size_t fetch_add(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+        static_assert(amo_std_type<T>, "ushmem: fetch_add is not supported for this type");
+        return amo<T>(p, result, v, v, "fetch_add", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_fetch_add_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
+                                       arg<T>(o.a), o.pe);
+        });
+    }
+    template <class T>
+    std::size_t compare_swap(sym_ptr<T> p, std::type_identity_t<T> cond, std::type_identity_t<T> v,
+                             T *result) {
+        static_assert(amo_std_type<T>, "ushmem: compare_swap is not supported for this type");
+        return amo<T>(p, result, cond, v, "compare_swap", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_compare_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
+                                          arg<T>(o.a), arg<T>(o.b), o.pe);
+        });
+    }
+    template <class T> std::size_t swap(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+        static_assert(amo_ext_type<T>, "ushmem: swap is not supported for this type");
+        return amo<T>(p, result, v, v, "swap", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
+                                  arg<T>(o.a), o.pe);
+        });
+    }
+    template <class T> std::size_t load(sym_ptr<T> p, T *result) {
+        static_assert(amo_ext_type<T>, "ushmem: load is not supported for this type");
+        return amo<T>(p, result, T{}, T{}, "load", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_fetch_nbi(c, static_cast<T *>(o.local), static_cast<const T *>(o.remote),
+                                   o.pe);
+        });
+    }
+
+    event submit() const {
+        int pe = -1;
+        bool one = true;
+        for (const op &o : ops_) {
+            o.issue(o, ctx_);
+            if (pe < 0) pe = o.pe;
+            else if (o.pe != pe) one = false;
+        }
+        return {ctx_, one ? pe : -1};
+    }
+
+private:
+    struct op {
+        void (*issue)(const op &, shmem_ctx_t);
+        int pe;
+        void *remote;
+        void *local;
+        std::size_t bytes;
+        unsigned char a[8];
+        unsigned char b[8];
+    };
+    template <class T> static T arg(const unsigned char *raw) {
+        T v;
+        std::memcpy(&v, raw, sizeof(T));
+        return v;
+    }
+    static void issue_put(const op &o, shmem_ctx_t c) {
+        shmem_ctx_putmem_nbi(c, o.remote, o.local, o.bytes, o.pe);
+    }
+    static void issue_get(const op &o, shmem_ctx_t c) {
+        shmem_ctx_getmem_nbi(c, o.local, o.remote, o.bytes, o.pe);
+    }
+    [[noreturn]] static void fail(std::size_t index, const char *kind, const std::string &why) {
+        throw invalid_argument("ushmem: batch operation #" + std::to_string(index) + " (" + kind +
+                               "): " + why);
+    }
+    void validate(int pe, const void *remote, std::size_t bytes, std::size_t align,
+                  const void *local, const char *kind) const {
+        if (local == nullptr && bytes != 0) fail(ops_.size(), kind, "null local buffer");
+        std::string why = detail::why_invalid(remote, bytes ? bytes : 1, align, pe);
+        if (!why.empty()) fail(ops_.size(), kind, why + " (PE " + std::to_string(pe) + ")");
+    }
+    std::size_t push(const op &o) {
+        ops_.push_back(o);
+        return ops_.size() - 1;
+    }
+    template <class T>
+    std::size_t amo(sym_ptr<T> p, T *result, T a, T b, const char *kind,
+                    void (*issue)(const op &, shmem_ctx_t)) {
+        static_assert(sizeof(T) <= 8);
+        if (result == nullptr) fail(ops_.size(), kind, "null result pointer");
+        validate(p.pe(), p.address(), sizeof(T), sizeof(T), result, kind);
+        op o{issue, p.pe(), p.address(), result, sizeof(T), {}, {}};
+        std::memcpy(o.a, &a, sizeof(T));
+        std::memcpy(o.b, &b, sizeof(T));
+        return push(o);
+    }
+
+    shmem_ctx_t ctx_;
+    std::vector<op> ops_;
+};
+
+} // namespace ushmem

@@ -1,0 +1,264 @@
+// ushmem C++ API: the runtime, symmetric objects and remote views.
+#pragma once
+
+#include <ushmem/error.hpp>
+#include <ushmem/traits.hpp>
+
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace ushmem {
+
+namespace detail {
+// The number of PEs, cached on first use (runtime's constructor and destructor refresh it), so
+// that the PE check of every operation is one compare.
+inline int g_npes = 0;
+inline int npes() {
+    int n = g_npes;
+    if (n <= 0) [[unlikely]]
+        n = g_npes = shmem_n_pes();
+    return n;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_bad_pe(int pe, const char *what) {
+    throw invalid_argument(std::string("ushmem: ") + what + ": PE " + std::to_string(pe) +
+                           " is out of range [0, " + std::to_string(npes()) + ")");
+}
+[[gnu::always_inline]] inline void check_pe(int pe, const char *what) {
+    if (unsigned(pe) >= unsigned(npes())) [[unlikely]]
+        throw_bad_pe(pe, what);
+}
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_invalid(const std::string &msg) {
+    throw invalid_argument("ushmem: " + msg);
+}
+// [p, p+bytes) is symmetric and reachable on `pe`; p aligned for an element of `align` bytes.
+// Returns an empty string when valid, else the reason.
+inline std::string why_invalid(const void *p, std::size_t bytes, std::size_t align, int pe) {
+    if (unsigned(pe) >= unsigned(npes()))
+        return "PE " + std::to_string(pe) + " is out of range [0, " + std::to_string(npes()) + ")";
+    if (p == nullptr) return "null address";
+    if (align > 1 && reinterpret_cast<std::uintptr_t>(p) % align != 0)
+        return "address " + std::to_string(reinterpret_cast<std::uintptr_t>(p)) +
+               " is not aligned to " + std::to_string(align) + " bytes";
+    if (!shmem_addr_accessible(p, pe) ||
+        (bytes > 1 && !shmem_addr_accessible(static_cast<const char *>(p) + bytes - 1, pe)))
+        return "address range of " + std::to_string(bytes) +
+               " bytes is not symmetric (not from shmem_malloc or global/static data)";
+    return {};
+}
+struct unchecked_t {};
+inline constexpr unchecked_t unchecked{};
+} // namespace detail
+
+// Library lifetime: shmem_init (or shmem_init_thread) in the constructor, shmem_finalize in the
+// destructor. One per program (OpenSHMEM allows re-initialising after finalize).
+class runtime {
+public:
+    runtime() {
+        shmem_init();
+        detail::g_npes = shmem_n_pes();
+        shmem_query_thread(&provided_);
+    }
+    explicit runtime(int thread_level) {
+        if (shmem_init_thread(thread_level, &provided_) != 0)
+            throw transport_error("ushmem: shmem_init_thread failed");
+        detail::g_npes = shmem_n_pes();
+    }
+    runtime(const runtime &) = delete;
+    runtime &operator=(const runtime &) = delete;
+    ~runtime() {
+        shmem_finalize();
+        detail::g_npes = 0;
+    }
+    int thread_level() const noexcept { return provided_; }
+    static int my_pe() noexcept { return shmem_my_pe(); }
+    static int n_pes() noexcept { return detail::npes(); }
+
+private:
+    int provided_ = SHMEM_THREAD_SINGLE;
+};
+
+inline int my_pe() noexcept { return shmem_my_pe(); }
+inline int n_pes() noexcept { return detail::npes(); }
+
+// A symmetric address on one PE. Arithmetic moves within the symmetric object; the remote
+// element is read and written with get()/put() (or ushmem::get/put and the atomics).
+template <class T> class sym_ptr {
+    static_assert(std::is_trivially_copyable_v<T>, "symmetric data must be trivially copyable");
+
+public:
+    sym_ptr() = default;
+    // Validates: `p` symmetric, aligned for T, pe in range. Throws invalid_argument.
+    sym_ptr(T *p, int pe) : p_(p), pe_(pe) {
+        auto why = detail::why_invalid(p, sizeof(T), alignof(T), pe);
+        if (!why.empty()) detail::throw_invalid("sym_ptr: " + why);
+    }
+    sym_ptr(detail::unchecked_t, T *p, int pe) noexcept : p_(p), pe_(pe) {}
+
+    T *address() const noexcept { return p_; }  // the symmetric (local) address
+    int pe() const noexcept { return pe_; }
+    sym_ptr operator+(std::ptrdiff_t d) const noexcept { return {detail::unchecked, p_ + d, pe_}; }
+    sym_ptr operator-(std::ptrdiff_t d) const noexcept { return {detail::unchecked, p_ - d, pe_}; }
+    std::ptrdiff_t operator-(const sym_ptr &o) const noexcept { return p_ - o.p_; }
+    sym_ptr &operator+=(std::ptrdiff_t d) noexcept { p_ += d; return *this; }
+    sym_ptr &operator++() noexcept { ++p_; return *this; }
+    bool operator==(const sym_ptr &) const = default;
+
+    // Blocking element access.
+    T get(shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
+        T v;
+        if (ctx == SHMEM_CTX_DEFAULT) shmem_getmem(&v, p_, sizeof(T), pe_);
+        else shmem_ctx_getmem(ctx, &v, p_, sizeof(T), pe_);
+        return v;
+    }
+    void put(const T &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
+        if (ctx == SHMEM_CTX_DEFAULT) shmem_putmem(p_, &v, sizeof(T), pe_);
+        else shmem_ctx_putmem(ctx, p_, &v, sizeof(T), pe_);
+    }
+
+private:
+    T *p_ = nullptr;
+    int pe_ = -1;
+};
+
+// A remote view: `size()` elements of a symmetric array on PE pe().
+template <class T> class sym_span {
+public:
+    sym_span() = default;
+    // Validates the whole range; throws invalid_argument.
+    sym_span(T *p, std::size_t n, int pe) : p_(p), n_(n), pe_(pe) {
+        auto why = detail::why_invalid(p, n * sizeof(T), alignof(T), pe);
+        if (!why.empty()) detail::throw_invalid("sym_span: " + why);
+    }
+    sym_span(detail::unchecked_t, T *p, std::size_t n, int pe) noexcept : p_(p), n_(n), pe_(pe) {}
+
+    T *data() const noexcept { return p_; }
+    std::size_t size() const noexcept { return n_; }
+    std::size_t size_bytes() const noexcept { return n_ * sizeof(T); }
+    int pe() const noexcept { return pe_; }
+    bool empty() const noexcept { return n_ == 0; }
+
+    sym_span subspan(std::size_t offset, std::size_t count = std::size_t(-1)) const {
+        if (offset > n_) [[unlikely]]
+            detail::throw_invalid("sym_span::subspan: offset " + std::to_string(offset) +
+                                  " beyond size " + std::to_string(n_));
+        if (count == std::size_t(-1)) count = n_ - offset;
+        if (count > n_ - offset) [[unlikely]]
+            detail::throw_invalid("sym_span::subspan: [" + std::to_string(offset) + ", +" +
+                                  std::to_string(count) + ") beyond size " + std::to_string(n_));
+        return {detail::unchecked, p_ + offset, count, pe_};
+    }
+    sym_ptr<T> operator[](std::size_t i) const {
+        if (i >= n_) [[unlikely]]
+            detail::throw_invalid("sym_span: index " + std::to_string(i) + " beyond size " +
+                                  std::to_string(n_));
+        return {detail::unchecked, p_ + i, pe_};
+    }
+    sym_ptr<T> begin_ptr() const noexcept { return {detail::unchecked, p_, pe_}; }
+    T get(std::size_t i, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const { return (*this)[i].get(ctx); }
+    void put(std::size_t i, const T &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
+        (*this)[i].put(v, ctx);
+    }
+
+private:
+    T *p_ = nullptr;
+    std::size_t n_ = 0;
+    int pe_ = -1;
+};
+
+struct uninitialized_t {};
+inline constexpr uninitialized_t uninitialized{};
+
+// A symmetric array of n T: allocated collectively on every PE (shmem_malloc), freed collectively
+// (shmem_free) by the destructor. Move-only. Elements are value-initialised (zero for scalars).
+//
+// Destroyed during stack unwinding (an exception in flight that was not at construction), the
+// object does not enter the collective free, which would hang the PEs that did not throw: it
+// leaks its block and prints one line on stderr.
+template <class T> class symmetric {
+    static_assert(std::is_trivially_copyable_v<T>, "symmetric data must be trivially copyable");
+
+public:
+    // Every PE's elements are initialised before the constructor returns on any PE (a barrier
+    // follows the fill, so a remote put issued right after construction cannot be overwritten).
+    explicit symmetric(std::size_t n) : symmetric(n, T{}) {}
+    symmetric(std::size_t n, const T &init) : symmetric(n, uninitialized) {
+        std::uninitialized_fill_n(p_, n_, init);
+        shmem_barrier_all();
+    }
+    // Contents left as shmem_malloc returns them; one collective (the allocation) only.
+    symmetric(std::size_t n, uninitialized_t) : n_(n), uncaught_(std::uncaught_exceptions()) {
+        if (n > SIZE_MAX / sizeof(T))
+            detail::throw_invalid("symmetric: " + std::to_string(n) + " elements overflow size_t");
+        std::size_t bytes = n * sizeof(T);
+        void *p = alignof(T) > 16 ? shmem_align(alignof(T), bytes ? bytes : 1)
+                                  : shmem_malloc(bytes ? bytes : 1);
+        if (p == nullptr) throw bad_symmetric_alloc(bytes);
+        p_ = static_cast<T *>(p);
+    }
+    symmetric(const symmetric &) = delete;
+    symmetric &operator=(const symmetric &) = delete;
+    symmetric(symmetric &&o) noexcept
+        : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), uncaught_(o.uncaught_) {}
+    symmetric &operator=(symmetric &&o) noexcept {
+        if (this != &o) {
+            release();
+            p_ = std::exchange(o.p_, nullptr);
+            n_ = std::exchange(o.n_, 0);
+            uncaught_ = o.uncaught_;
+        }
+        return *this;
+    }
+    ~symmetric() { release(); }
+
+    std::span<T> local() const noexcept { return {p_, n_}; }
+    T *data() const noexcept { return p_; }
+    std::size_t size() const noexcept { return n_; }
+    T &operator[](std::size_t i) const noexcept { return p_[i]; }
+    T *begin() const noexcept { return p_; }
+    T *end() const noexcept { return p_ + n_; }
+
+    // The same array on PE pe. Throws invalid_argument when pe is out of range.
+    sym_span<T> on(int pe) const {
+        detail::check_pe(pe, "symmetric::on");
+        return {detail::unchecked, p_, n_, pe};
+    }
+    sym_ptr<T> at(std::size_t i, int pe) const {
+        detail::check_pe(pe, "symmetric::at");
+        if (i >= n_) [[unlikely]]
+            detail::throw_invalid("symmetric::at: index " + std::to_string(i) + " beyond size " +
+                                  std::to_string(n_));
+        return {detail::unchecked, p_ + i, pe};
+    }
+
+private:
+    void release() noexcept {
+        if (p_ == nullptr) return;
+        if (std::uncaught_exceptions() > uncaught_) {
+            std::fprintf(stderr,
+                         "ushmem: PE %d: symmetric<> of %zu bytes destroyed during exception "
+                         "unwinding; leaked instead of a collective shmem_free\n",
+                         shmem_my_pe(), n_ * sizeof(T));
+        } else {
+            shmem_free(p_);
+        }
+        p_ = nullptr;
+        n_ = 0;
+    }
+
+    T *p_ = nullptr;
+    std::size_t n_ = 0;
+    int uncaught_ = 0;
+};
+
+} // namespace ushmem

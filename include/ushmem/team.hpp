@@ -1,0 +1,172 @@
+// ushmem C++ API: teams and typed collectives over spans.
+#pragma once
+
+#include <ushmem/memory.hpp>
+
+#include <utility>
+
+namespace ushmem {
+
+// A team handle. world() and shared() are predefined (not owned); split_strided returns an owned
+// team, destroyed (collectively) by its destructor; like symmetric<>, an owned team destroyed
+// during exception unwinding is leaked with a warning rather than entering the collective.
+class team {
+public:
+    team() = default;
+    static team world() noexcept { return team(SHMEM_TEAM_WORLD, false); }
+    static team shared() noexcept { return team(SHMEM_TEAM_SHARED, false); }
+    team(const team &) = delete;
+    team &operator=(const team &) = delete;
+    team(team &&o) noexcept
+        : h_(std::exchange(o.h_, SHMEM_TEAM_INVALID)), owned_(o.owned_), uncaught_(o.uncaught_) {}
+    team &operator=(team &&o) noexcept {
+        if (this != &o) {
+            release();
+            h_ = std::exchange(o.h_, SHMEM_TEAM_INVALID);
+            owned_ = o.owned_;
+            uncaught_ = o.uncaught_;
+        }
+        return *this;
+    }
+    ~team() { release(); }
+
+    // False on PEs that are not members of a split's new team.
+    bool valid() const noexcept { return h_ != SHMEM_TEAM_INVALID; }
+    shmem_team_t handle() const noexcept { return h_; }
+    int my_pe() const { return shmem_team_my_pe(h_); }
+    int n_pes() const { return shmem_team_n_pes(h_); }
+    // This team's PE `pe` in `other`'s numbering (-1 when not a member).
+    int translate(int pe, const team &other) const {
+        return shmem_team_translate_pe(h_, pe, other.h_);
+    }
+    // Collective over this team. PEs outside the new team get an invalid team.
+    team split_strided(int start, int stride, int size) const {
+        shmem_team_t t = SHMEM_TEAM_INVALID;
+        if (shmem_team_split_strided(h_, start, stride, size, nullptr, 0, &t) != 0)
+            throw transport_error("ushmem: team split_strided(" + std::to_string(start) + ", " +
+                                  std::to_string(stride) + ", " + std::to_string(size) + ") failed");
+        return team(t, true);
+    }
+    void sync() const {
+        if (shmem_team_sync(h_) != 0) throw transport_error("ushmem: team sync failed");
+    }
+
+private:
+    team(shmem_team_t h, bool owned) noexcept
+        : h_(h), owned_(owned), uncaught_(std::uncaught_exceptions()) {}
+    void release() noexcept {
+        if (!owned_ || h_ == SHMEM_TEAM_INVALID) return;
+        if (std::uncaught_exceptions() > uncaught_)
+            std::fprintf(stderr, "ushmem: PE %d: team destroyed during exception unwinding; leaked "
+                                 "instead of a collective shmem_team_destroy\n", shmem_my_pe());
+        else
+            shmem_team_destroy(h_);
+        h_ = SHMEM_TEAM_INVALID;
+    }
+    shmem_team_t h_ = SHMEM_TEAM_INVALID;
+    bool owned_ = false;
+    int uncaught_ = 0;
+};
+
+inline team world() noexcept { return team::world(); }
+
+// A communication context (shmem_ctx_create, or shmem_team_create_ctx), destroyed by the
+// destructor (shmem_ctx_destroy quiets it first; not collective). Converts to shmem_ctx_t, the
+// last argument of every operation. Move-only.
+class context {
+public:
+    explicit context(long options = 0) {
+        if (shmem_ctx_create(options, &h_) != 0)
+            throw transport_error("ushmem: shmem_ctx_create failed (out of contexts?)");
+    }
+    context(const team &t, long options) {
+        if (shmem_team_create_ctx(t.handle(), options, &h_) != 0)
+            throw transport_error("ushmem: shmem_team_create_ctx failed");
+    }
+    context(const context &) = delete;
+    context &operator=(const context &) = delete;
+    context(context &&o) noexcept : h_(std::exchange(o.h_, SHMEM_CTX_INVALID)) {}
+    context &operator=(context &&o) noexcept {
+        if (this != &o) {
+            if (h_ != SHMEM_CTX_INVALID) shmem_ctx_destroy(h_);
+            h_ = std::exchange(o.h_, SHMEM_CTX_INVALID);
+        }
+        return *this;
+    }
+    ~context() {
+        if (h_ != SHMEM_CTX_INVALID) shmem_ctx_destroy(h_);
+    }
+    shmem_ctx_t handle() const noexcept { return h_; }
+    operator shmem_ctx_t() const noexcept { return h_; }
+
+private:
+    shmem_ctx_t h_ = SHMEM_CTX_INVALID;
+};
+
+namespace detail {
+inline void check_coll(int rc, const char *what) {
+    if (rc != 0) throw transport_error(std::string("ushmem: ") + what + " failed");
+}
+inline void check_local_sym(const void *p, std::size_t bytes, const char *what) {
+    std::string why = why_invalid(p, bytes ? bytes : 1, 1, shmem_my_pe());
+    if (!why.empty()) throw_invalid(std::string(what) + ": " + why);
+}
+} // namespace detail
+
+// Collectives. dest and source are symmetric arrays (spans over symmetric<T>::local()).
+template <class T>
+inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, int root) {
+    detail::check_fits<T>(dest.size(), src.size(), "broadcast");
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "broadcast dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "broadcast source");
+    if (unsigned(root) >= unsigned(t.n_pes())) detail::throw_invalid("broadcast: bad root");
+    detail::check_coll(shmem_broadcastmem(t.handle(), dest.data(), src.data(), src.size_bytes(), root),
+                       "broadcast");
+}
+// dest receives n_pes() * src.size() elements, in team PE order.
+template <class T> inline void fcollect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src) {
+    detail::check_fits<T>(dest.size(), src.size() * std::size_t(t.n_pes()), "fcollect");
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "fcollect dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "fcollect source");
+    detail::check_coll(shmem_fcollectmem(t.handle(), dest.data(), src.data(), src.size_bytes()),
+                       "fcollect");
+}
+// Each PE sends `per_pe` elements to every PE: src and dest hold n_pes() * per_pe elements.
+template <class T>
+inline void alltoall(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, std::size_t per_pe) {
+    std::size_t total = per_pe * std::size_t(t.n_pes());
+    detail::check_fits<T>(dest.size(), total, "alltoall dest");
+    detail::check_fits<T>(src.size(), total, "alltoall source");
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "alltoall dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "alltoall source");
+    detail::check_coll(shmem_alltoallmem(t.handle(), dest.data(), src.data(), per_pe * sizeof(T)),
+                       "alltoall");
+}
+
+enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
+
+// Element-wise reduction of src over the team into dest (both src.size() elements). The C
+// routine is chosen by overload on T; an operation the tables do not give T fails to compile.
+template <reduce_op Op, class T>
+inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src) {
+    detail::check_fits<T>(dest.size(), src.size(), "reduce");
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "reduce dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "reduce source");
+    shmem_team_t h = t.handle();
+    T *d = dest.data();
+    const T *s = src.data();
+    std::size_t n = src.size();
+    int rc;
+    if constexpr (Op == reduce_op::sum) rc = shmem_sum_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::prod) rc = shmem_prod_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::min) rc = shmem_min_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::max) rc = shmem_max_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::bit_and) rc = shmem_and_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::bit_or) rc = shmem_or_reduce(h, d, s, n);
+    else rc = shmem_xor_reduce(h, d, s, n);
+    detail::check_coll(rc, "reduce");
+}
+
+inline void barrier(const team &t) { t.sync(); }
+
+} // namespace ushmem

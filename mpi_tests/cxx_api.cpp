@@ -1,0 +1,332 @@
+// The C++ API (<ushmem/ushmem.hpp>) at any number of PEs: typed round trips, events waited out
+// of order, atomics with exact results, batches (including a bad operation reported by index),
+// timeouts naming the PE, invalid arguments thrown at the call, collectives and teams.
+#include <ushmem/ushmem.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+int me, npes;
+int failures = 0;
+
+#define CHECK(cond)                                                                         \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            std::fprintf(stderr, "PE %d: CHECK FAILED %s:%d: %s\n", me, __FILE__, __LINE__, \
+                         #cond);                                                            \
+            ++failures;                                                                     \
+        }                                                                                   \
+    } while (0)
+
+template <class E, class F> bool throws_with(F &&f, const std::string &needle) {
+    try {
+        f();
+    } catch (const E &e) {
+        if (std::string(e.what()).find(needle) == std::string::npos) {
+            std::fprintf(stderr, "PE %d: message '%s' lacks '%s'\n", me, e.what(), needle.c_str());
+            return false;
+        }
+        return true;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "PE %d: wrong exception: %s\n", me, e.what());
+        return false;
+    }
+    return false;
+}
+
+void test_rma() {
+    const std::size_t n = 64;
+    ushmem::symmetric<double> d(n * std::size_t(npes));
+    ushmem::symmetric<int> iv(n);
+    std::vector<double> src(n);
+    for (std::size_t i = 0; i < n; ++i) src[i] = me * 1000.0 + double(i) + 0.25;
+    // Every PE writes its block into slot `me` of every PE.
+    for (int pe = 0; pe < npes; ++pe) ushmem::put(d.on(pe).subspan(std::size_t(me) * n, n), src);
+    ushmem::barrier();
+    for (int pe = 0; pe < npes; ++pe)
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(d[std::size_t(pe) * n + i] == pe * 1000.0 + double(i) + 0.25);
+    // Blocking get back from the right neighbour, element access.
+    int right = (me + 1) % npes;
+    std::vector<double> back(n);
+    ushmem::get(std::span<double>(back), d.on(right).subspan(std::size_t(me) * n, n));
+    for (std::size_t i = 0; i < n; ++i) CHECK(back[i] == src[i]);
+    ushmem::put(iv.at(3, right), 40 + me);
+    ushmem::barrier();
+    CHECK(iv[3] == 40 + (me + npes - 1) % npes);
+    CHECK(iv.on(right).get(3) == 40 + me);
+    ushmem::barrier();
+}
+
+void test_events_out_of_order() {
+    const std::size_t n = 256;
+    ushmem::symmetric<long> dst(n * std::size_t(npes));
+    std::vector<std::vector<long>> src(static_cast<std::size_t>(npes), std::vector<long>(n));
+    std::vector<ushmem::event> evs;
+    for (int pe = 0; pe < npes; ++pe) {
+        for (std::size_t i = 0; i < n; ++i) src[std::size_t(pe)][i] = long(me) << 32 | long(pe) << 16 | long(i);
+        evs.push_back(ushmem::put_async(dst.on(pe).subspan(std::size_t(me) * n, n), src[std::size_t(pe)]));
+    }
+    for (auto it = evs.rbegin(); it != evs.rend(); ++it) it->wait();
+    ushmem::barrier();
+    for (int pe = 0; pe < npes; ++pe)
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(dst[std::size_t(pe) * n + i] == (long(pe) << 32 | long(me) << 16 | long(i)));
+    // Gets to every PE, waited in reverse, plus a timed wait.
+    std::vector<std::vector<long>> got(static_cast<std::size_t>(npes), std::vector<long>(n));
+    std::vector<ushmem::event> gevs;
+    for (int pe = 0; pe < npes; ++pe)
+        gevs.push_back(ushmem::get_async(std::span<long>(got[std::size_t(pe)]),
+                                         dst.on(pe).subspan(std::size_t(me) * n, n)));
+    for (std::size_t k = gevs.size(); k-- > 0;) {
+        if (k % 2) gevs[k].wait(std::chrono::seconds(10));
+        else CHECK(gevs[k].test());
+    }
+    for (int pe = 0; pe < npes; ++pe)
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(got[std::size_t(pe)][i] == (long(me) << 32 | long(pe) << 16 | long(i)));
+    ushmem::barrier();
+    // The same through a private context: events carry it, waiting quiets that context only.
+    {
+        ushmem::context ctx(SHMEM_CTX_PRIVATE);
+        std::vector<long> v(n, me + 17);
+        int right = (me + 1) % npes;
+        auto e = ushmem::put_async(dst.on(right).subspan(std::size_t(me) * n, n), v, ctx);
+        CHECK(e.context() == ctx.handle());
+        e.wait();
+        long one = ushmem::fetch_add(dst.at(0, right), 0L, ctx);
+        (void)one;
+    }
+    ushmem::barrier();
+    int left = (me + npes - 1) % npes;
+    CHECK(dst[std::size_t(left) * n + n - 1] == left + 17);
+    ushmem::barrier();
+}
+
+void test_put_signal() {
+    const std::size_t n = 128;
+    ushmem::symmetric<int> data(n);
+    ushmem::symmetric<std::uint64_t> sig(1);
+    std::vector<int> src(n);
+    std::iota(src.begin(), src.end(), me * 7);
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    auto e = ushmem::put_signal_async(data.on(right), src, sig.at(0, right), 1);
+    ushmem::wait_until(sig, 0, ushmem::cmp::eq, std::uint64_t(1), std::chrono::seconds(30));
+    for (std::size_t i = 0; i < n; ++i) CHECK(data[i] == left * 7 + int(i));
+    e.wait();
+    ushmem::barrier();
+}
+
+void test_atomics() {
+    ushmem::symmetric<long> c(4);
+    ushmem::symmetric<std::uint64_t> bits(1);
+    ushmem::symmetric<double> dv(1);
+    ushmem::barrier();
+    // Every PE adds me+1 to PE 0's counter 100 times: exact total.
+    for (int k = 0; k < 100; ++k) (void)ushmem::fetch_add(c.at(0, 0), long(me + 1));
+    for (int k = 0; k < 50; ++k) ushmem::add(c.at(1, 0), 2L);
+    for (int k = 0; k < 10; ++k) {
+        auto e = ushmem::fetch_add_async(c.at(2, 0), 3L);
+        CHECK(e.get() % 3 == 0);
+    }
+    ushmem::inc(c.at(3, 0));
+    // Bits: PE me sets bit me of PE 0's word (or), xor twice = identity.
+    (void)ushmem::fetch_or(bits.at(0, 0), std::uint64_t(1) << (me % 64));
+    ushmem::atomic_xor(bits.at(0, 0), std::uint64_t(1) << 63);
+    auto xe = ushmem::fetch_xor_async(bits.at(0, 0), std::uint64_t(1) << 63);
+    (void)xe.get();
+    ushmem::barrier();
+    if (me == 0) {
+        long want = 100L * npes * (npes + 1) / 2;
+        CHECK(c[0] == want);
+        CHECK(c[1] == 100L * npes);
+        CHECK(c[2] == 30L * npes);
+        CHECK(c[3] == npes);
+        std::uint64_t wbits = 0;
+        for (int pe = 0; pe < npes; ++pe) wbits |= std::uint64_t(1) << (pe % 64);
+        CHECK(bits[0] == wbits);
+    }
+    ushmem::barrier();
+    // compare_swap: exactly one PE wins.
+    int right = (me + 1) % npes;
+    (void)right;
+    long old = ushmem::compare_swap(c.at(3, 0), long(npes), long(1000 + me));
+    ushmem::barrier();
+    long winner = ushmem::load(c.at(3, 0));
+    CHECK(winner >= 1000 && winner < 1000 + npes);
+    CHECK((old == npes) == (winner == 1000 + me));
+    ushmem::barrier();
+    // swap / store / load on doubles (extended types), async forms.
+    if (me == 0) ushmem::store(dv.at(0, 0), 1.5);
+    ushmem::barrier();
+    if (me == npes - 1) {
+        double prev = ushmem::swap(dv.at(0, 0), 2.5);
+        CHECK(prev == 1.5);
+        auto le = ushmem::load_async(dv.at(0, 0));
+        CHECK(le.get() == 2.5);
+        auto se = ushmem::swap_async(dv.at(0, 0), 3.5);
+        CHECK(se.get() == 2.5);
+        auto ce = ushmem::compare_swap_async(c.at(1, 0), 100L * npes, 7L);
+        CHECK(ce.get() == 100L * npes);
+        auto ae = ushmem::fetch_and_async(bits.at(0, 0), std::uint64_t(1));
+        (void)ae.get();
+        CHECK(ushmem::fetch_and(bits.at(0, 0), ~std::uint64_t(0)) == 1);
+    }
+    ushmem::barrier();
+    if (me == 0) {
+        CHECK(dv[0] == 3.5);
+        CHECK(c[1] == 7);
+        CHECK(bits[0] == 1);
+    }
+    ushmem::barrier();
+}
+
+void test_batch() {
+    const std::size_t n = 16;
+    ushmem::symmetric<int> a(n * std::size_t(npes));
+    ushmem::symmetric<long> ctr(1);
+    std::vector<int> src(n);
+    std::iota(src.begin(), src.end(), me * 100);
+    std::vector<long> fetched(static_cast<std::size_t>(npes), -1);
+    ushmem::batch b;
+    for (int pe = 0; pe < npes; ++pe) {
+        std::size_t i = b.put(a.on(pe).subspan(std::size_t(me) * n, n), src);
+        CHECK(i == std::size_t(2 * pe));
+        i = b.fetch_add(ctr.at(0, pe), 1L, &fetched[std::size_t(pe)]);
+        CHECK(i == std::size_t(2 * pe + 1));
+    }
+    std::size_t next = b.size();
+    std::string idx = "#" + std::to_string(next);
+    // Bad operations: reported with the index they would have had, and not queued.
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.put(npes, a.data(), src.data(), n); }, idx));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.put(npes, a.data(), src.data(), n); },
+                                                "out of range"));
+    int stack_buf[4] = {0, 0, 0, 0};
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.put(0, stack_buf, src.data(), 4); }, idx));
+    std::vector<int> heap_local(4);
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.get(0, src.data(), heap_local.data(), 4); },
+                                                "not symmetric"));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.put(npes - 1, heap_local.data(), src.data(), 4); },
+                                                "PE " + std::to_string(npes - 1)));
+    long r = 0;
+    auto misaligned = ushmem::sym_ptr<long>(
+        ushmem::detail::unchecked, reinterpret_cast<long *>(reinterpret_cast<char *>(ctr.data()) + 4), 0);
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.fetch_add(misaligned, 1L, &r); }, "aligned"));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { b.fetch_add(ctr.at(0, 0), 1L, static_cast<long *>(nullptr)); }, idx));
+    CHECK(b.size() == next);
+    b.submit().wait();
+    ushmem::barrier();
+    for (int pe = 0; pe < npes; ++pe)
+        for (std::size_t i = 0; i < n; ++i) CHECK(a[std::size_t(pe) * n + i] == pe * 100 + int(i));
+    CHECK(ctr[0] == npes);
+    for (long f : fetched) CHECK(f >= 0 && f < npes);
+    ushmem::barrier();
+    // Submitted again: the puts repeat, the counters count twice.
+    b.submit().wait();
+    ushmem::barrier();
+    CHECK(ctr[0] == 2L * npes);
+    for (long f : fetched) CHECK(f >= npes && f < 2 * npes);
+    ushmem::barrier();
+}
+
+void test_errors() {
+    ushmem::symmetric<int> a(8);
+    CHECK(throws_with<ushmem::invalid_argument>([&] { (void)a.on(npes); }, "PE " + std::to_string(npes)));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { (void)a.on(-1); }, "out of range"));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { (void)a.on(0).subspan(4, 5); }, "beyond"));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { (void)a.at(8, 0); }, "index 8"));
+    std::vector<int> big(9);
+    CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::put(a.on(0), big); }, "9 elements"));
+    int local = 0;
+    CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::sym_ptr<int> p(&local, 0); }, "not symmetric"));
+    CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::sym_ptr<int> p(a.data(), npes); }, "out of range"));
+    std::vector<int> heap_local(9);
+    CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::sym_span<int> s(heap_local.data(), 9, 0); },
+                                                "not symmetric"));
+    try {
+        ushmem::quiet(npes);
+        CHECK(false);
+    } catch (const ushmem::error &e) {
+        CHECK(e.code() == ushmem::errc::invalid_argument);
+    }
+    // Timeout: nobody sets the flag; the error names this PE and the time waited.
+    ushmem::symmetric<int> flag(1);
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+        ushmem::wait_until(flag, 0, ushmem::cmp::eq, 1, std::chrono::milliseconds(200));
+        CHECK(false);
+    } catch (const ushmem::timeout_error &e) {
+        CHECK(e.pe() == me);
+        CHECK(std::string(e.what()).find("PE " + std::to_string(me)) != std::string::npos);
+        CHECK(e.elapsed() >= std::chrono::milliseconds(200));
+        CHECK(e.code() == ushmem::errc::timeout);
+    }
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+    // Heap exhaustion: every PE gets bad_symmetric_alloc, naming the variable.
+    CHECK(throws_with<ushmem::bad_symmetric_alloc>(
+        [&] { ushmem::symmetric<char> huge(std::size_t(1) << 44); }, "SHMEM_SYMMETRIC_SIZE"));
+    ushmem::barrier();
+}
+
+void test_collectives() {
+    auto world = ushmem::world();
+    CHECK(world.n_pes() == npes && world.my_pe() == me);
+    ushmem::symmetric<long> src(4), dst(4 * std::size_t(npes)), red(4);
+    for (int i = 0; i < 4; ++i) src[std::size_t(i)] = me * 10 + i;
+    ushmem::barrier();
+    ushmem::reduce<ushmem::reduce_op::sum>(world, red.local(), std::span<const long>(src.local()));
+    for (int i = 0; i < 4; ++i) CHECK(red[std::size_t(i)] == 10L * npes * (npes - 1) / 2 + long(i) * npes);
+    ushmem::reduce<ushmem::reduce_op::max>(world, red.local(), std::span<const long>(src.local()));
+    CHECK(red[0] == 10L * (npes - 1));
+    ushmem::fcollect(world, dst.local(), std::span<const long>(src.local()));
+    for (int pe = 0; pe < npes; ++pe)
+        for (int i = 0; i < 4; ++i) CHECK(dst[std::size_t(pe * 4 + i)] == pe * 10 + i);
+    ushmem::broadcast(world, red.local(), std::span<const long>(src.local()), npes - 1);
+    for (int i = 0; i < 4; ++i) CHECK(red[std::size_t(i)] == (npes - 1) * 10 + i);
+    ushmem::symmetric<int> at_src(static_cast<std::size_t>(npes)), at_dst(static_cast<std::size_t>(npes));
+    for (int pe = 0; pe < npes; ++pe) at_src[std::size_t(pe)] = me * 100 + pe;
+    ushmem::barrier();
+    ushmem::alltoall(world, at_dst.local(), std::span<const int>(at_src.local()), 1);
+    for (int pe = 0; pe < npes; ++pe) CHECK(at_dst[std::size_t(pe)] == pe * 100 + me);
+    // Split: the even PEs.
+    {
+        ushmem::team even = world.split_strided(0, 2, (npes + 1) / 2);
+        CHECK(even.valid() == (me % 2 == 0));
+        if (even.valid()) {
+            CHECK(even.my_pe() == me / 2);
+            CHECK(even.translate(even.my_pe(), world) == me);
+            even.sync();
+        }
+    }
+    ushmem::barrier();
+}
+} // namespace
+
+int main() {
+    ushmem::runtime rt;
+    me = rt.my_pe();
+    npes = rt.n_pes();
+    try {
+        test_rma();
+        test_events_out_of_order();
+        test_put_signal();
+        test_atomics();
+        test_batch();
+        test_errors();
+        test_collectives();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "PE %d: unexpected exception: %s\n", me, e.what());
+        ++failures;
+    }
+    if (failures) {
+        std::fprintf(stderr, "PE %d: %d failures\n", me, failures);
+        shmem_global_exit(1);
+    }
+    if (me == 0) std::printf("cxx_api: OK (%d PEs)\n", npes);
+    return 0;
+}
