@@ -41,6 +41,7 @@ set(WRAPPER_VERSION "${USHMEM_VERSION}")
 
 set(WRAPPER_NAME ushmemcc)
 set(WRAPPER_LANG C)
+set(WRAPPER_STD "")
 set(WRAPPER_ENV USHMEMCC_CC)
 _ushmem_sh_quote(WRAPPER_DEFAULT_COMPILER "${USHMEM_CC}")
 set(WRAPPER_FALLBACK_COMPILER cc)
@@ -50,6 +51,8 @@ configure_file("${USHMEM_TEMPLATE_DIR}/ushmem-wrapper.in" "${_stage}/ushmemcc" @
 
 set(WRAPPER_NAME ushmemcxx)
 set(WRAPPER_LANG C++)
+# <ushmem/ushmem.hpp> needs C++20; g++ 12 defaults to C++17. A -std= of the user's wins.
+set(WRAPPER_STD "-std=c++20")
 set(WRAPPER_ENV USHMEMCXX_CXX)
 _ushmem_sh_quote(WRAPPER_DEFAULT_COMPILER "${USHMEM_CXX}")
 set(WRAPPER_FALLBACK_COMPILER c++)

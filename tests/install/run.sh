@@ -245,5 +245,10 @@ if step "build (d) ushmemcxx hello.cpp (with MPI calls)" "$work/build-d.log" \
     "$ushmemcxx" -DUSHMEM_HELLO_MPI -o "$work/hello_ushmemcxx" "$here/hello.cpp"; then
     run_pes "(d) ushmemcxx" hello.cpp "$work/hello_ushmemcxx"
 fi
+# The C++ API with the wrapper's default language level (C++20) and no flags of our own.
+if step "build (d) ushmemcxx hello_modern.cpp (<ushmem/ushmem.hpp>)" "$work/build-d2.log" \
+    "$ushmemcxx" -o "$work/hello_modern" "$here/hello_modern.cpp"; then
+    run_pes "(d) ushmemcxx modern" hello_modern.cpp "$work/hello_modern"
+fi
 
 finish
