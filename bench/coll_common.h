@@ -1,17 +1,19 @@
 /* Shared, library-neutral part of the collective micro-benchmarks (shmem_coll.c, mpi_coll.c):
  * options, the job plan, the timing loop and the RESULT lines. Plain C11 + POSIX.
  *
- * Measurement (OSU style, the same for every library so that the columns compare):
- *  - a job is one (test, size); every process runs the collective back to back, with no
- *    synchronisation between calls (as OSU's osu_* collective tests);
- *  - warm-up, then the batch length n is chosen (by process 0, from the warm-up) so that one batch
- *    lasts about `batch_ns`; every process gets the same n;
- *  - `reps` batches, each started after a barrier; a batch's value is the average over processes
- *    of (process's batch time / n); the reported value is the median over batches, `best` the
- *    smallest.
+ * Measurement (as OSU's osu_bcast, osu_allreduce, ...; the same for every library so that the
+ *  columns compare):
+ *  - a job is one (test, size). Every call is timed on its own (clock_gettime around it) and
+ *    followed by an untimed barrier of the library under test, so that every call starts from
+ *    synchronised processes and measures a latency, not a pipelined rate. The barrier test times
+ *    back-to-back barriers.
+ *  - warm-up, then the batch length n is chosen so that one batch lasts about `batch_ns`; every
+ *    process gets the same n (a collective decision);
+ *  - `reps` batches; a batch's value is the average over processes of (the process's summed call
+ *    times / n); the reported value is the median over batches, `best` the smallest.
  *  - sizes: barrier 0; broadcast and reduce: the whole message; fcollect: each process's
  *    contribution; alltoall: each block (process-to-process message), as OSU.
- * The library side supplies the hooks at the bottom (run, barrier, allreduce of one double). */
+ * The library side supplies the hooks at the bottom (one call, barrier, sum/max of one double). */
 #ifndef USHMEM_BENCH_COLL_COMMON_H
 #define USHMEM_BENCH_COLL_COMMON_H
 
@@ -168,12 +170,30 @@ static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char 
 }
 
 /* Library hooks, defined by shmem_coll.c / mpi_coll.c. */
-static double cb_run(int test, size_t size, long n); /* n calls, returns elapsed ns on this process */
+static void cb_op(int test, size_t size, long i); /* call number i of the test */
 static void cb_barrier(void);
 static double cb_sum(double mine);  /* over all processes, result on every process */
 static double cb_max(double mine);
 static int cb_rank(void);
 static int cb_nprocs(void);
+
+/* n timed calls; returns the summed call time (ns) on this process. */
+static inline double cb_run(int test, size_t size, long n)
+{
+    if (test == CB_BARRIER) {
+        double t0 = cb_now_ns();
+        for (long i = 0; i < n; ++i) cb_barrier();
+        return cb_now_ns() - t0;
+    }
+    double sum = 0;
+    for (long i = 0; i < n; ++i) {
+        double t0 = cb_now_ns();
+        cb_op(test, size, i);
+        sum += cb_now_ns() - t0;
+        cb_barrier();
+    }
+    return sum;
+}
 
 static inline int cb_cmp_double(const void *a, const void *b)
 {

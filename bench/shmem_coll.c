@@ -4,9 +4,9 @@
  * Only <shmem.h>. With an OpenSHMEM 1.5+ library (ushmem) the team-based routines on
  * SHMEM_TEAM_WORLD are measured by default (--api team); --api legacy measures the deprecated
  * active-set forms (shmem_broadcast64, shmem_double_sum_to_all, shmem_fcollect64,
- * shmem_alltoall64 with pSync/pWrk, alternating two pSync arrays between back-to-back calls as
- * OSU's osu_oshm_* tests do), which is all an OpenSHMEM 1.4 library (Open MPI's OSHMEM, built with
- * `oshcc -O2`) offers. The barrier is shmem_barrier_all in both.
+ * shmem_alltoall64 with pSync/pWrk; two pSync arrays alternate, as in OSU's osu_oshm_* tests), which
+ * is all an OpenSHMEM 1.4 library (Open MPI's OSHMEM, built with `oshcc -O2`) offers. The barrier
+ * (also the untimed one between calls, see coll_common.h) is shmem_barrier_all in both.
  *
  *   mpirun -np 4 ./bench_shmem_coll [--quick] [--api team|legacy] ...   (see --help)
  */
@@ -52,52 +52,48 @@ static double combine(double mine, int is_max) {
 static double cb_sum(double mine) { return combine(mine, 0); }
 static double cb_max(double mine) { return combine(mine, 1); }
 
-static double cb_run(int test, size_t size, long n) {
+static void cb_op(int test, size_t size, long i) {
     const size_t n64 = size / 8 ? size / 8 : 1;
-    double t0 = cb_now_ns();
+    long *ps = psync[i & 1];
     switch (test) {
-    case CB_BARRIER:
-        for (long i = 0; i < n; ++i) shmem_barrier_all();
-        break;
+    case CB_BARRIER: shmem_barrier_all(); break;
     case CB_BCAST:
 #if HAVE_TEAMS
         if (!legacy) {
-            for (long i = 0; i < n; ++i) shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, size, 0);
+            shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, size, 0);
             break;
         }
 #endif
-        for (long i = 0; i < n; ++i) shmem_broadcast64(dst, src, n64, 0, 0, 0, npes, psync[i & 1]);
+        shmem_broadcast64(dst, src, n64, 0, 0, 0, npes, ps);
         break;
     case CB_REDUCE:
 #if HAVE_TEAMS
         if (!legacy) {
-            for (long i = 0; i < n; ++i) shmem_double_sum_reduce(SHMEM_TEAM_WORLD, (double *)dst, (double *)src, n64);
+            shmem_double_sum_reduce(SHMEM_TEAM_WORLD, (double *)dst, (double *)src, n64);
             break;
         }
 #endif
-        for (long i = 0; i < n; ++i)
-            shmem_double_sum_to_all((double *)dst, (double *)src, (int)n64, 0, 0, npes, wrk, psync[i & 1]);
+        shmem_double_sum_to_all((double *)dst, (double *)src, (int)n64, 0, 0, npes, wrk, ps);
         break;
     case CB_FCOLLECT:
 #if HAVE_TEAMS
         if (!legacy) {
-            for (long i = 0; i < n; ++i) shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, size);
+            shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, size);
             break;
         }
 #endif
-        for (long i = 0; i < n; ++i) shmem_fcollect64(dst, src, n64, 0, 0, npes, psync[i & 1]);
+        shmem_fcollect64(dst, src, n64, 0, 0, npes, ps);
         break;
     case CB_ALLTOALL:
 #if HAVE_TEAMS
         if (!legacy) {
-            for (long i = 0; i < n; ++i) shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, size);
+            shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, size);
             break;
         }
 #endif
-        for (long i = 0; i < n; ++i) shmem_alltoall64(dst, src, n64, 0, 0, npes, psync[i & 1]);
+        shmem_alltoall64(dst, src, n64, 0, 0, npes, ps);
         break;
     }
-    return cb_now_ns() - t0;
 }
 
 /* Source data: byte k of PE p's buffer (for alltoall: of its block j) is a function of (p, j, k);
@@ -121,7 +117,7 @@ static int check(int test, size_t size) {
     }
     memset(dst, 0, size * (size_t)npes);
     shmem_barrier_all();
-    cb_run(test, size, 1);
+    cb_op(test, size, 0);
     shmem_barrier_all();
     int bad = 0;
     switch (test) {

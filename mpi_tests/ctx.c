@@ -63,6 +63,50 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Collectives on different teams at once, one thread each (allowed at SHMEM_THREAD_MULTIPLE), and
+ * splits of different parents at once. */
+struct team_job {
+    shmem_team_t team;
+    long *buf; /* symmetric, 2 * npes longs of its own */
+    int id;
+};
+
+static void *team_worker(void *arg) {
+    struct team_job *j = arg;
+    int n = shmem_team_n_pes(j->team);
+    for (int it = 0; it < 200; ++it) {
+        long mine = (long)me * 1000 + it + j->id;
+        j->buf[0] = mine;
+        CHECK_EQ_INT(0, shmem_long_sum_reduce(j->team, j->buf + 1, j->buf, 1), "concurrent reduce");
+        long expect = 0;
+        for (int r = 0; r < n; ++r) expect += (long)shmem_team_translate_pe(j->team, r, SHMEM_TEAM_WORLD) * 1000 + it + j->id;
+        CHECK_EQ_INT(expect, j->buf[1], "concurrent reduce result");
+        CHECK_EQ_INT(0, shmem_long_fcollect(j->team, j->buf + 2, j->buf, 1), "concurrent fcollect");
+        CHECK_EQ_INT(0, shmem_team_sync(j->team), "concurrent sync");
+    }
+    /* A split of this thread's team while the other thread splits its own. */
+    for (int k = 0; k < 10; ++k) {
+        shmem_team_t t;
+        CHECK_EQ_INT(0, shmem_team_split_strided(j->team, 0, 1, n, NULL, 0, &t), "concurrent split");
+        CHECK_EQ_INT(0, shmem_team_sync(t), "sync of a concurrently split team");
+        shmem_team_destroy(t);
+    }
+    return NULL;
+}
+
+static void test_concurrent_teams(void) {
+    shmem_team_t dup;
+    CHECK_EQ_INT(0, shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &dup), "dup of world");
+    long *bufs = shmem_calloc(2 * ((size_t)npes + 2), sizeof(long));
+    struct team_job jobs[2] = {{SHMEM_TEAM_WORLD, bufs, 0}, {dup, bufs + npes + 2, 1}};
+    pthread_t tid[2];
+    for (int t = 0; t < 2; ++t) CHECK(pthread_create(&tid[t], NULL, team_worker, &jobs[t]) == 0, "pthread_create");
+    for (int t = 0; t < 2; ++t) pthread_join(tid[t], NULL);
+    shmem_barrier_all();
+    shmem_free(bufs);
+    shmem_team_destroy(dup);
+}
+
 int main(void) {
     int provided = -1;
     CHECK_NOSHMEM(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "shmem_init_thread");
@@ -112,6 +156,7 @@ int main(void) {
     shmem_ctx_destroy(a);
     shmem_ctx_destroy(b);
     shmem_ctx_destroy(shared_ctx);
+    test_concurrent_teams();
     shmem_team_destroy(rev);
     shmem_free(big);
     shmem_free(shared);

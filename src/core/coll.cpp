@@ -315,13 +315,28 @@ void flat_exchange_wait(frame &f) {
 }
 
 // Synchronisation of the whole group. Small groups: every member signals every other one on a
-// counter of its own (one round: with more PEs than cores, a PE then waits for one context switch
-// rather than one per dissemination round); larger ones: dissemination. The per-sender counters
+// counter of its own (one round instead of log2(n)); on an oversubscribed node, gather and release
+// through rank 0; larger groups: dissemination. The per-sender counters
 // of a team are its from(s); an active set uses its barrier words (single-sender, so the same pSync
 // may serve consecutive barriers).
 void group_sync(frame &f) {
     const bool flat = f.n <= rt.cfg.coll_flat_max && (f.legacy() ? f.n <= ctr::bar_rounds : f.has_from());
     if (!flat) return dissemination(f);
+    auto id = [&f](int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); };
+    if (oversubscribed()) {
+        // More PEs than CPUs: every wait costs a context switch anyway, so take the pattern with
+        // the fewest signals: gather to rank 0, which releases the others (2 (n - 1) signals
+        // instead of n (n - 1)). Rank 0 leaves first, which also lets whatever it does next (e.g.
+        // the root of a broadcast) start while the others are still being scheduled.
+        if (f.me == 0) {
+            for (int s = 1; s < f.n; ++s) wait_ctr(f, id(s), 1);
+            for (int k = 1; k < f.n; ++k) signal(f, k, id(0));
+        } else {
+            signal(f, 0, id(f.me));
+            wait_ctr(f, id(0), 1);
+        }
+        return;
+    }
     const int mine = f.legacy() ? ctr::bar(f.me) : ctr::from(f.me);
     for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
     for (int s = 0; s < f.n; ++s)
