@@ -11,14 +11,15 @@
 
 using namespace ushmem::core;
 
-// Symmetric address -> (segment, offset): runs on every RMA and AMO call.
-static void BM_LocateHeap(benchmark::State &st) {
+// Symmetric address -> (segment, offset): runs on every RMA and AMO call. The argument picks an
+// address in the heap (0) or in the static segment (1), which is checked second.
+static void BM_Locate(benchmark::State &st) {
     static std::vector<char> heap(1 << 20), stat(1 << 16);
     rt.seg[seg_heap].base = reinterpret_cast<std::uintptr_t>(heap.data());
     rt.seg[seg_heap].size = heap.size();
     rt.seg[seg_static].base = reinterpret_cast<std::uintptr_t>(stat.data());
     rt.seg[seg_static].size = stat.size();
-    const char *p = heap.data() + 4096;
+    const char *p = st.range(0) == 0 ? heap.data() + 4096 : stat.data() + 128;
     for (auto _ : st) {
         seg_id s = seg_heap;
         std::size_t off = 0;
@@ -28,25 +29,7 @@ static void BM_LocateHeap(benchmark::State &st) {
         benchmark::DoNotOptimize(off);
     }
 }
-BENCHMARK(BM_LocateHeap);
-
-static void BM_LocateStatic(benchmark::State &st) {
-    static std::vector<char> heap(1 << 20), stat(1 << 16);
-    rt.seg[seg_heap].base = reinterpret_cast<std::uintptr_t>(heap.data());
-    rt.seg[seg_heap].size = heap.size();
-    rt.seg[seg_static].base = reinterpret_cast<std::uintptr_t>(stat.data());
-    rt.seg[seg_static].size = stat.size();
-    const char *p = stat.data() + 128;
-    for (auto _ : st) {
-        seg_id s = seg_heap;
-        std::size_t off = 0;
-        benchmark::DoNotOptimize(p);
-        bool ok = locate(p, 8, s, off);
-        benchmark::DoNotOptimize(ok);
-        benchmark::DoNotOptimize(off);
-    }
-}
-BENCHMARK(BM_LocateStatic);
+BENCHMARK(BM_Locate)->ArgName("static")->Arg(0)->Arg(1);
 
 // Completion state: marking a PE after a UCX operation (first and repeated), and the quiet fast
 // path with nothing outstanding.
