@@ -7,10 +7,6 @@
 
 namespace ushmem::core {
 namespace {
-void store_fence() {
-    // Direct stores may be non-temporal (large memcpy): order them before what follows.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-}
 
 [[noreturn]] void fail_flush(const char *routine, ucs_status_t st) {
     fatal(routine, "completing outstanding operations failed: %s (a peer may have died)",
@@ -49,7 +45,7 @@ void quiet_slow(const char *routine, context &c) {
 }
 
 void pe_quiet(const char *routine, context &c, int pe) {
-    if (c.direct_dirty.load(std::memory_order_relaxed)) store_fence();
+    if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
     if (!c.pending[std::size_t(pe)]) return;
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
@@ -67,7 +63,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
 }
 
 void fence(const char *, context &c) {
-    if (c.direct_dirty.load(std::memory_order_relaxed)) store_fence();
+    if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
     // UCX orders operations issued after a worker fence behind those issued before it.
     if (!c.pending_list.empty()) transport::fence();
 }

@@ -207,13 +207,16 @@ void get_strided(const char *routine, context &c, void *dest, const void *src, s
 // Flushes the PEs with outstanding UCX operations (out of line: it talks to UCX).
 void quiet_slow(const char *routine, context &c);
 
+// Orders direct stores (which may be non-temporal in a large memcpy) before what follows.
+inline void direct_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
 // quiet: inline, because with nothing outstanding it is two loads, and after direct stores
 // only a store fence (a locked instruction: cheaper than mfence, and it also orders the
 // non-temporal stores a large memcpy may use).
 inline void quiet(const char *routine, context &c) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) {
         c.direct_dirty.store(false, std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
+        direct_fence();
     }
     if (USHMEM_LIKELY(c.pending_list.empty())) return;
     quiet_slow(routine, c);
@@ -230,7 +233,6 @@ void barrier_all(const char *routine, bool with_quiet);
 void *direct_pointer(const void *addr, int pe);
 // Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
 // USHMEM_WAIT_TIMEOUT seconds with a message naming `what`.
-template <class Cond> void wait_for(const char *routine, const char *what, Cond cond);
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg);
 
 template <class Cond> inline void wait_for(const char *routine, const char *what, Cond cond) {

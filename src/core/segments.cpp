@@ -78,7 +78,6 @@ void map_heap(const char *routine) {
         fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
     // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for.
     std::size_t size = round_up(rt.cfg.symmetric_size + team_pool_bytes(rt.cfg), huge_page);
-    if (size == 0) fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
 
     std::uintptr_t want = default_heap_address;
     const std::string &a = rt.cfg.heap_address;
