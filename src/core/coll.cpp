@@ -51,6 +51,7 @@ struct frame {
     char *cbuf = nullptr;           // chunk region (team scratch, or pWrk)
     std::size_t cbytes = 0;
     bool used_ucx_puts = false;
+    bool quiet_waits = false;       // every member's counters are direct: no UCX progress needed to wait
 
     int pe(int r) const { return strided ? start + stride * r : list[r]; }
     bool legacy() const { return t == nullptr; }
@@ -136,9 +137,12 @@ void finish_as(frame &f) {
 // for may need this very core.
 template <class Cond> void cwait(const frame &f, Cond cond) {
     const unsigned spin = oversubscribed() ? 32 : 4096;
+    // Signals between direct members are plain stores and atomics: polling needs no UCX progress
+    // (still made now and then, for whatever else the program has in flight).
+    const unsigned every = f.quiet_waits ? 63 : 3;
     for (unsigned i = 0; i < spin; ++i) {
         if (cond()) return;
-        if ((i & 3) == 3) transport::progress();
+        if ((i & every) == every) transport::progress();
     }
     const double timeout = rt.cfg.wait_timeout;
     const double t0 = timeout > 0 ? now_seconds() : 0;
@@ -287,6 +291,12 @@ bool seg_direct(frame &f, seg_id s) {
     return d;
 }
 
+// Small teams talk to every member anyway: find out once whether they are all direct.
+void set_quiet_waits(frame &f) {
+    if (f.t && (f.t->direct[seg_heap] >= 0 || f.n <= rt.cfg.coll_flat_max))
+        f.quiet_waits = seg_direct(f, seg_heap);
+}
+
 // Every member's `a` and `b` (symmetric) and counters reachable by loads and stores from here.
 bool all_direct(frame &f, const void *a, const void *b) {
     seg_id sa, sb;
@@ -320,10 +330,12 @@ void flat_exchange_wait(frame &f) {
 // of a team are its from(s); an active set uses its barrier words (single-sender, so the same pSync
 // may serve consecutive barriers).
 void group_sync(frame &f) {
-    const bool flat = f.n <= rt.cfg.coll_flat_max && (f.legacy() ? f.n <= ctr::bar_rounds : f.has_from());
-    if (!flat) return dissemination(f);
+    const algo a = coll_cfg.barrier;
+    const bool small = (f.legacy() ? f.n <= ctr::bar_rounds : f.has_from()) &&
+                       (f.n <= rt.cfg.coll_flat_max || a == algo::flat || a == algo::central);
+    if (!small || a == algo::dissemination) return dissemination(f);
     auto id = [&f](int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); };
-    if (oversubscribed()) {
+    if (a == algo::central || (a == algo::automatic && oversubscribed())) {
         // More PEs than CPUs: every wait costs a context switch anyway, so take the pattern with
         // the fewest signals: gather to rank 0, which releases the others (2 (n - 1) signals
         // instead of n (n - 1)). Rank 0 leaves first, which also lets whatever it does next (e.g.
@@ -791,6 +803,7 @@ void team_sync(const char *routine, team &t) {
     if (t.n == 1) return;
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     group_sync(f);
 }
 
@@ -799,24 +812,28 @@ void world_sync(const char *routine) { team_sync(routine, team_world); }
 void broadcast(const char *routine, team &t, void *dest, const void *src, std::size_t bytes, int root) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     bcast_impl(f, dest, src, bytes, root, true);
 }
 
 void fcollect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     fcollect_impl(f, dest, src, bytes);
 }
 
 void collect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     collect_impl(f, dest, src, bytes);
 }
 
 void alltoall(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     alltoall_impl(f, dest, src, bytes);
 }
 
@@ -824,12 +841,14 @@ void alltoalls(const char *routine, team &t, void *dest, const void *src, std::p
                std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     alltoalls_impl(f, dest, src, dst, sst, nelems, elem);
 }
 
 void reduce(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     reduce_impl(f, dest, src, nelems, op);
 }
 
@@ -837,6 +856,7 @@ void scan(const char *routine, team &t, void *dest, const void *src, std::size_t
           bool inclusive) {
     frame f;
     init_team_frame(f, routine, t);
+    set_quiet_waits(f);
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = nelems * op.elem;

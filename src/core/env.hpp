@@ -37,6 +37,7 @@ struct settings {
     long max_teams = 64;
     std::size_t team_scratch = 0;
     long coll_flat_max = 16;
+    std::string barrier_algo;
     std::string bcast_algo;
     std::size_t bcast_tree_min = 0;
     std::string reduce_algo;

@@ -30,6 +30,8 @@ USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
            "Symmetric scratch per team, for the collectives' small-message exchanges (half) and the chunks of recursive-doubling reductions and scans (half).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",
            "Largest team for which collectives use flat (every PE to every PE) patterns; larger teams use trees, rings and recursive doubling.")
+USHMEM_ENV(barrier_algo, "USHMEM_BARRIER_ALGO", string, "auto",
+           "auto|flat|central|dissemination. Barriers and team syncs (also inside other collectives): every PE signals every other one; gather to rank 0 and release (auto on a node with more PEs than CPUs); or dissemination (auto above USHMEM_COLL_FLAT_MAX PEs).")
 USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto",
            "auto|flat|binomial|tree|pull. Broadcast: the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); or (same-node teams) every PE copies from the root.")
 USHMEM_ENV(bcast_tree_min, "USHMEM_BCAST_TREE_MIN", size, "16K",

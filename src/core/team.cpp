@@ -172,6 +172,9 @@ void team_init(const char *routine) {
         fatal(routine, "USHMEM_MAX_TEAMS=%ld is too small: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED need "
                        "2 team slots; set it to at least 2 plus the number of teams the program keeps "
                        "at once", rt.cfg.max_teams);
+    coll_cfg.barrier = parse_algo(routine, "USHMEM_BARRIER_ALGO", rt.cfg.barrier_algo,
+                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"central", algo::central},
+                                   {"dissemination", algo::dissemination}});
     coll_cfg.bcast = parse_algo(routine, "USHMEM_BCAST_ALGO", rt.cfg.bcast_algo,
                                 {{"auto", algo::automatic}, {"flat", algo::flat},
                                  {"binomial", algo::binomial}, {"tree", algo::tree},

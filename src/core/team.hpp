@@ -100,9 +100,11 @@ struct team {
 };
 
 // Algorithm overrides (USHMEM_*_ALGO), parsed at init.
-enum class algo : std::uint8_t { automatic, flat, binomial, tree, pull, gather, scatter, rd, ring, read, hs };
+enum class algo : std::uint8_t {
+    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs
+};
 struct coll_settings {
-    algo bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,
+    algo barrier = algo::automatic, bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,
          scan = algo::automatic;
 };
 extern coll_settings coll_cfg;
