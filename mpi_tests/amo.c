@@ -537,9 +537,8 @@ int main(void) {
         shmem_finalize();
         return 0;
     }
-    /* shmem_ctx_create is not part of ushmem yet: the "created ctx" forms use the default
-     * context until it is (then: shmem_ctx_create(0, &ctx2)). */
-    ctx2 = SHMEM_CTX_DEFAULT;
+    /* The ctx forms run on a created context (its own completion state). */
+    CHECK(shmem_ctx_create(0, &ctx2) == 0, "shmem_ctx_create");
     h_slots = shmem_calloc(NSLOT_MAX, sizeof(long long));
     h_word = shmem_calloc(4, sizeof(long long));
     h_final = shmem_calloc(2 * NSLOT_MAX, sizeof(uint64_t));
@@ -585,6 +584,7 @@ int main(void) {
     shmem_free(h_final);
     shmem_free(h_word);
     shmem_free(h_slots);
+    shmem_ctx_destroy(ctx2);
     shmem_finalize();
     return 0;
 }

@@ -22,6 +22,8 @@ static void check_members(shmem_team_t team, const int *expect, int n, const cha
 
 /* Every member adds its world PE + 1 into every member's slot of `sum` (a symmetric long array of
  * npes) through a team context with team-relative PE numbers, then checks after a team sync. */
+static long team_ctr;
+static uint64_t team_sig;
 static void check_team_ctx(shmem_team_t team, long *box, const char *what) {
     int n = shmem_team_n_pes(team), r = shmem_team_my_pe(team);
     shmem_ctx_t ctx;
@@ -39,6 +41,23 @@ static void check_team_ctx(shmem_team_t team, long *box, const char *what) {
     /* A get through the context, team-relative too. */
     long v = shmem_ctx_long_g(ctx, &box[0], (r + 1) % n);
     CHECK_EQ_INT(shmem_team_translate_pe(team, 0, SHMEM_TEAM_WORLD) + 1, v, what);
+    /* Atomics and signals through the context take team-relative PEs too: everything lands on
+     * team rank 0 / n - 1 (world PEs that differ from 0 / n - 1 in reversed and strided teams). */
+    team_ctr = 0;
+    team_sig = 0;
+    shmem_team_sync(team);
+    long old = shmem_ctx_long_atomic_fetch_add(ctx, &team_ctr, 1, 0);
+    CHECK(old >= 0 && old < 2 * n, "%s: fetch_add through a team context returned %ld", what, old);
+    shmem_ctx_long_atomic_add(ctx, &team_ctr, 1, 0);
+    long fetched = -1;
+    shmem_ctx_long_atomic_fetch_nbi(ctx, &fetched, &team_ctr, 0);
+    shmem_ctx_signal_add(ctx, &team_sig, 1, n - 1);
+    shmem_ctx_long_put_signal(ctx, &box[r], &box[r], 1, &team_sig, 1, SHMEM_SIGNAL_ADD, n - 1);
+    shmem_ctx_quiet(ctx);
+    CHECK(fetched >= 1 && fetched <= 2 * n, "%s: fetch_nbi through a team context returned %ld", what, fetched);
+    shmem_team_sync(team);
+    if (r == 0) CHECK_EQ_INT(2 * n, team_ctr, what);
+    if (r == n - 1) CHECK_EQ_INT(2 * n, (long)team_sig, what);
     shmem_team_sync(team);
     shmem_ctx_destroy(ctx);
 }

@@ -21,12 +21,14 @@ template <class T> inline bits_t<T> bits(T v) { return std::bit_cast<bits_t<T>>(
 template <class T>
 inline T fetching(const char *r, core::context &c, amo op, const T *dest, T v, T cmp, int pe) {
     core::check_running(r);
+    pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::check_pe(r, pe);
     return std::bit_cast<T>(core::amo_fetching<bits_t<T>>(r, c, op, dest, bits(v), bits(cmp), pe));
 }
 
 template <class T> inline void post(const char *r, core::context &c, amo op, T *dest, T v, int pe) {
     core::check_running(r);
+    pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::check_pe(r, pe);
     core::amo_post<bits_t<T>>(r, c, op, dest, bits(v), pe);
 }
@@ -34,6 +36,7 @@ template <class T> inline void post(const char *r, core::context &c, amo op, T *
 template <class T>
 inline void nbi(const char *r, core::context &c, amo op, T *fetch, const T *dest, T v, T cmp, int pe) {
     core::check_running(r);
+    pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::check_pe(r, pe);
     if (USHMEM_UNLIKELY(fetch == nullptr))
         core::fatal(r, "fetch is a null pointer; pass the local address that receives the old value");

@@ -10,6 +10,7 @@ inline void do_put_signal(const char *r, core::context &c, void *d, const void *
                        std::size_t elem, std::uint64_t *sig, std::uint64_t signal, int op, int pe,
                        bool nbi) {
     core::check_running(r);
+    pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::check_pe(r, pe);
     core::put_signal(r, c, d, s, api::bytes_of(r, nelems, elem), sig, signal, op, pe, nbi);
 }
@@ -41,6 +42,7 @@ namespace {
 inline void update_signal(const char *r, core::context &c, uint64_t *sig, uint64_t signal,
                           core::sig_op op, int pe) {
     core::check_running(r);
+    pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::check_pe(r, pe);
     core::signal_update(r, c, sig, signal, op, pe);
 }
