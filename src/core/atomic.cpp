@@ -191,16 +191,6 @@ template void amo_ucx_nbi<std::uint64_t>(const char *, context &, peer &, int, s
 // ---- signals ----------------------------------------------------------------------------------
 
 namespace {
-// Orders earlier direct stores, including the non-temporal ones a large memcpy may use, before
-// the signal update that follows.
-inline void store_fence() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_sfence();
-#else
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
-
 [[noreturn]] void fail_sig_op(const char *routine, int op) {
     fatal(routine, "sig_op %d is invalid; pass SHMEM_SIGNAL_SET (%d) or SHMEM_SIGNAL_ADD (%d)", op,
           int(sig_op::set), int(sig_op::add));

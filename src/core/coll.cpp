@@ -19,13 +19,6 @@ namespace {
 
 context g_cctx;  // the collectives' own transfers: their completion is observed through signals
 
-inline void store_fence() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_sfence();  // orders the non-temporal stores a large memcpy may use
-#else
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
 
 double now_seconds() {
     struct timespec ts;
