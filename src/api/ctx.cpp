@@ -2,9 +2,10 @@
 //
 // A context is its own completion state (core::context: the PEs with outstanding UCX operations and
 // whether direct stores were made), so shmem_ctx_quiet on one context flushes only the endpoints
-// that context used and never waits for another context's operations to be issued. All contexts
-// share the PE's UCX worker (MULTI thread mode under SHMEM_THREAD_MULTIPLE); see
-// docs/collectives.md, "Contexts".
+// that context used. PRIVATE and SERIALIZED contexts also get their own UCX worker and endpoints
+// (core::context_lanes), so their quiet never waits for another context's operations; the others
+// share the PE's worker (MULTI thread mode under SHMEM_THREAD_MULTIPLE). See docs/collectives.md,
+// "Contexts".
 #include "api/api.hpp"
 
 #include <mutex>
@@ -47,6 +48,8 @@ int create(const char *routine, shmem_team_t team, long options, shmem_ctx_t *ct
     const bool shared = rt.thread_level == SHMEM_THREAD_MULTIPLE &&
                         !(options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED));
     o->impl.reset(rt.npes, shared);
+    // One owner thread at a time: its own worker isolates its completion and takes no lock.
+    o->impl.own_worker = rt.cfg.ctx_workers && (options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED));
     o->impl.team_pes = t == &core::team_world ? nullptr : t->members.data();
     o->impl.team_n = t->n;
     o->team = team;
@@ -58,6 +61,8 @@ int create(const char *routine, shmem_team_t team, long options, shmem_ctx_t *ct
 
 void destroy(const char *routine, ctx_object *o) {
     core::quiet(routine, o->impl);  // the implicit quiet of shmem_ctx_destroy
+    core::release_lanes(o->impl);
+    o->impl.own_worker = false;
     o->handle.impl = nullptr;
     o->impl.reset(0, false);
     o->impl.team_pes = nullptr;

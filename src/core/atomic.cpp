@@ -62,9 +62,14 @@ void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp
 // Waits for a fetching operation's reply. The target may have to run UCX progress for it (software
 // emulation over tcp), and PEs often outnumber cores: spin briefly, then yield (wait_for), rather
 // than spin on the worker like transport::wait.
-void wait_reply(const char *routine, int pe, void *r) {
+void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
+    const bool own = w != transport::worker();  // a context's own worker: drive it too
     wait_described(
-        routine, [r] { return ucp_request_check_status(r) != UCS_INPROGRESS; },
+        routine,
+        [r, w, own] {
+            if (own) ucp_worker_progress(w);
+            return ucp_request_check_status(r) != UCS_INPROGRESS;
+        },
         [pe](char *b, std::size_t n) {
             std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
         });
@@ -77,15 +82,15 @@ void wait_reply(const char *routine, int pe, void *r) {
 // `v` the new one: UCX takes the compare value as the operand and the new value in the reply
 // buffer, which the old value then replaces (ucp.h, "Atomic Operations Semantic").
 template <class U>
-U fetch_blocking(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
-                 U v, U cmp) {
+U fetch_blocking(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off,
+                 ucp_atomic_op_t op, U v, U cmp) {
     U operand = v, reply = 0;
     if (op == UCP_ATOMIC_OP_CSWAP) {
         operand = cmp;
         reply = v;
     }
     void *r = issue<U>(routine, p, pe, s, off, op, &operand, &reply, false);
-    if (r != nullptr) wait_reply(routine, pe, r);
+    if (r != nullptr) wait_reply(routine, pe, r, w);
     return reply;
 }
 
@@ -101,12 +106,13 @@ template <class U> U apply(amo op, U old, U v) {
 
 // Fetching AND/OR/XOR as a CSWAP loop (see the file comment). Returns the old value.
 template <class U>
-U bitwise_cas_loop(const char *routine, peer &p, int pe, seg_id s, std::size_t off, amo op, U v) {
-    U old = fetch_blocking<U>(routine, p, pe, s, off, UCP_ATOMIC_OP_ADD, U(0), U(0));
+U bitwise_cas_loop(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off,
+                   amo op, U v) {
+    U old = fetch_blocking<U>(routine, w, p, pe, s, off, UCP_ATOMIC_OP_ADD, U(0), U(0));
     for (;;) {
         U want = apply<U>(op, old, v);
         if (want == old) return old;  // nothing to change (e.g. OR with bits already set)
-        U seen = fetch_blocking<U>(routine, p, pe, s, off, UCP_ATOMIC_OP_CSWAP, want, old);
+        U seen = fetch_blocking<U>(routine, w, p, pe, s, off, UCP_ATOMIC_OP_CSWAP, want, old);
         if (seen == old) return old;
         old = seen;
     }
@@ -134,18 +140,20 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 } // namespace
 
 template <class U>
-U amo_ucx_fetching(const char *routine, context &, peer &p, int pe, seg_id s, std::size_t off,
+U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp) {
-    if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+    peer &p = ucx_peer(routine, c, shared, pe, s);
+    if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;
-    return fetch_blocking<U>(routine, p, pe, s, off, ucp_op_of(op), v, cmp);
+    return fetch_blocking<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), v, cmp);
 }
 
 template <class U>
-void amo_ucx_post(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                   amo op, U v) {
+    peer &p = ucx_peer(routine, c, shared, pe, s);
     if (USHMEM_AMO_EMULATE_BITWISE_POST && is_bitwise(op)) {
-        bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+        bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
         return;
     }
     // SWAP needs a reply buffer even when nobody wants the old value.
@@ -156,11 +164,12 @@ void amo_ucx_post(const char *routine, context &c, peer &p, int pe, seg_id s, st
 }
 
 template <class U>
-void amo_ucx_nbi(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                  amo op, void *fetch, U v, U cmp) {
+    peer &p = ucx_peer(routine, c, shared, pe, s);
     if (is_bitwise(op)) {
         // Emulated: blocking in effect, the result is in *fetch on return.
-        U old = bitwise_cas_loop<U>(routine, p, pe, s, off, op, v);
+        U old = bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
         std::memcpy(fetch, &old, sizeof old);
         return;
     }
@@ -232,7 +241,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
     }
     // Signal through UCX: a fence orders it behind the put (same worker); direct data is in
     // place already, its stores fenced before the atomic leaves.
-    if (data_ucx) transport::fence();
+    if (data_ucx) transport::fence(worker_of(c));
     else if (n) store_fence();
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, ss, soff, sop, signal);
 }

@@ -27,6 +27,7 @@ struct settings {
     bool info = false;
     bool version = false;
     bool direct = true;
+    bool ctx_workers = true;
     std::string progress_thread;
     std::string heap_address;
     bool static_data = true;
@@ -61,5 +62,11 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
 std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *) = nullptr);
 
 std::string format_bytes(std::size_t bytes);
+
+// Levenshtein distance between two names (for "did you mean" suggestions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// One warning per USHMEM_*, SHMEM_* or SMA_* variable of `environ_` that the table does not
+// define, with the closest known name when one is near. Printed at init by PE 0.
+std::vector<std::string> unknown_env_warnings(char *const *environ_);
 
 } // namespace ushmem::core

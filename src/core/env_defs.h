@@ -24,6 +24,8 @@ USHMEM_ENV(quiet_ep_max, "USHMEM_QUIET_EP_MAX", integer, "16",
            "Quiet flushes each PE with outstanding operations up to this many PEs, and the whole UCX worker above it.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
+USHMEM_ENV(ctx_workers, "USHMEM_CTX_WORKERS", boolean, "1",
+           "Contexts created with SHMEM_CTX_PRIVATE or SHMEM_CTX_SERIALIZED get their own UCX worker and endpoints on first use of UCX, so that their quiet never waits for another context's operations. 0: every context shares the main worker.")
 USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",
            "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes 6 KiB + USHMEM_TEAM_SCRATCH of symmetric memory, reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
 USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",

@@ -19,22 +19,24 @@ void quiet_slow(const char *routine, context &c) {
     if (c.thread_safe) g.lock();
     if (c.pending_list.empty()) return;  // another thread flushed them
     ucs_status_t st;
+    const ucp_worker_h w = worker_of(c);
+    const std::vector<peer> &peers = c.lanes ? c.lanes->peers : rt.peers;
     if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
-        st = transport::flush_worker();
+        st = transport::flush_worker(w);
     } else {
         ucp_ep_h eps[64];
         std::size_t n = 0;
         st = UCS_OK;
         for (int pe : c.pending_list) {
-            eps[n++] = rt.peers[std::size_t(pe)].ep;
+            eps[n++] = peers[std::size_t(pe)].ep;
             if (n == 64) {
-                ucs_status_t s2 = transport::flush_eps(eps, n);
+                ucs_status_t s2 = transport::flush_eps(eps, n, w);
                 if (s2 != UCS_OK) st = s2;
                 n = 0;
             }
         }
         if (n) {
-            ucs_status_t s2 = transport::flush_eps(eps, n);
+            ucs_status_t s2 = transport::flush_eps(eps, n, w);
             if (s2 != UCS_OK) st = s2;
         }
     }
@@ -49,8 +51,8 @@ void pe_quiet(const char *routine, context &c, int pe) {
     if (!c.pending[std::size_t(pe)]) return;
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
-    ucp_ep_h ep = rt.peers[std::size_t(pe)].ep;
-    ucs_status_t st = transport::flush_eps(&ep, 1);
+    ucp_ep_h ep = (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+    ucs_status_t st = transport::flush_eps(&ep, 1, worker_of(c));
     c.pending[std::size_t(pe)] = 0;
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
@@ -65,7 +67,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
 void fence(const char *, context &c) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
     // UCX orders operations issued after a worker fence behind those issued before it.
-    if (!c.pending_list.empty()) transport::fence();
+    if (!c.pending_list.empty()) transport::fence(worker_of(c));
 }
 
 } // namespace ushmem::core

@@ -8,8 +8,9 @@ namespace {
 }
 } // namespace
 
-void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              const void *src, std::size_t n, bool nbi) {
+    peer &p = ucx_peer(routine, c, shared, pe, s);
     ucp_request_param_t prm;
     if (nbi) {
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
@@ -24,15 +25,16 @@ void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::si
     // Blocking put: return once the source may be reused (local completion). Delivery is the
     // business of quiet.
     if (!nbi) {
-        ucs_status_t st = transport::wait(r);
+        ucs_status_t st = transport::wait(r, worker_of(c));
         if (st != UCS_OK) fail_op(routine, "put", pe, st);
     }
 }
 
-void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
+void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              void *dst, std::size_t n, bool nbi) {
+    peer &p = ucx_peer(routine, c, shared, pe, s);
     // A get after a put to the same PE must see the put: order it behind earlier operations.
-    if (c.pending[std::size_t(pe)]) transport::fence();
+    if (c.pending[std::size_t(pe)]) transport::fence(worker_of(c));
     ucp_request_param_t prm;
     if (nbi) {
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
@@ -45,7 +47,7 @@ void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::si
     if (r == nullptr) return;
     if (UCS_PTR_IS_ERR(r)) fail_op(routine, "get", pe, UCS_PTR_STATUS(r));
     if (!nbi) {
-        ucs_status_t st = transport::wait(r);
+        ucs_status_t st = transport::wait(r, worker_of(c));
         if (st != UCS_OK) fail_op(routine, "get", pe, st);
     }
 }

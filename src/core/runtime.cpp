@@ -176,6 +176,63 @@ void resolve(const char *routine, int pe, seg_id s) {
     __atomic_store_n(&p.how[s], route::ucx, __ATOMIC_RELEASE);
 }
 
+namespace {
+// Contexts holding their own lanes, released at finalize if the program did not destroy them.
+std::mutex g_lanes_lock;
+std::vector<context *> g_lanes_owners;
+} // namespace
+
+peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
+    std::string err;
+    if (!c.lanes) {
+        auto *l = new context_lanes;
+        l->worker = transport::create_extra_worker(false, err);
+        if (!l->worker) {
+            delete l;
+            fatal(routine, "cannot create the context's UCX worker: %s (set USHMEM_CTX_WORKERS=0 to "
+                           "share the main worker)", err.c_str());
+        }
+        l->peers.resize(std::size_t(rt.npes));
+        c.lanes = l;
+        std::lock_guard<std::mutex> g(g_lanes_lock);
+        g_lanes_owners.push_back(&c);
+    }
+    peer &q = c.lanes->peers[std::size_t(pe)];
+    if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
+    if (!q.ep) {
+        q.ep = transport::connect(c.lanes->worker, rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], err);
+        if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
+    }
+    segment &sg = rt.seg[s];
+    q.rkey[s] = transport::unpack_rkey(q.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
+    if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
+    q.rbase[s] = rt.peers[std::size_t(pe)].rbase[s];
+    q.how[s] = route::ucx;
+    return q;
+}
+
+void release_lanes(context &c) {
+    if (!c.lanes) return;
+    {
+        std::lock_guard<std::mutex> g(g_lanes_lock);
+        for (std::size_t i = 0; i < g_lanes_owners.size(); ++i)
+            if (g_lanes_owners[i] == &c) {
+                g_lanes_owners[i] = g_lanes_owners.back();
+                g_lanes_owners.pop_back();
+                break;
+            }
+    }
+    std::vector<ucp_ep_h> eps;
+    for (peer &q : c.lanes->peers) {
+        for (auto &k : q.rkey) transport::destroy_rkey(k);
+        if (q.ep) eps.push_back(q.ep);
+    }
+    transport::close_endpoints(eps, c.lanes->worker);
+    transport::destroy_extra_worker(c.lanes->worker);
+    delete c.lanes;
+    c.lanes = nullptr;
+}
+
 void *direct_pointer(const void *addr, int pe) {
     seg_id s;
     std::size_t off;
@@ -303,8 +360,15 @@ void finalize(const char *routine) {
     if (--rt.init_count > 0) return;             // one finalize per init
     // Everyone's operations to us are complete once everyone passed this barrier; our barrier
     // signals themselves must be delivered before the endpoints go away.
+    std::vector<context *> owners;
+    {
+        std::lock_guard<std::mutex> g(g_lanes_lock);
+        owners = g_lanes_owners;
+    }
+    for (context *c : owners) quiet(routine, *c);  // contexts the program did not destroy
     barrier_all(routine, true);
     quiet(routine, rt.default_ctx);
+    for (context *c : owners) release_lanes(*c);
     team_finalize();
     if (g_progress.joinable()) {
         g_progress_stop = true;

@@ -51,6 +51,15 @@ struct segment {
     std::size_t page_size = 0;             // page size backing it here
 };
 
+// A context's own UCX worker and endpoints. Contexts created with SHMEM_CTX_PRIVATE or
+// SHMEM_CTX_SERIALIZED get one (USHMEM_CTX_WORKERS) on their first UCX operation: their operations
+// then share no endpoint with another context, so their quiet flushes nothing but their own, and
+// their owner thread takes no lock that other threads hold. The same-node direct path needs none.
+struct context_lanes {
+    ucp_worker_h worker = nullptr;
+    std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
+};
+
 // Per-context completion state: which PEs have UCX operations that a quiet must flush, and
 // whether direct stores were made since the last quiet (a store fence then suffices).
 struct context {
@@ -63,6 +72,8 @@ struct context {
     // translates with team_pes[pe] (team_n entries). nullptr: world numbering.
     const int *team_pes = nullptr;
     int team_n = 0;
+    bool own_worker = false;          // UCX operations go through `lanes` (created on first use)
+    context_lanes *lanes = nullptr;
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -159,6 +170,17 @@ USHMEM_HOT peer &target(const char *routine, int pe, seg_id s) {
 }
 
 // ---- data path ------------------------------------------------------------------------------
+
+// The peer entry whose endpoint and rkeys a UCX operation of `c` uses: the shared one, or the
+// context's own (created on first use).
+peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s);
+USHMEM_HOT peer &ucx_peer(const char *routine, context &c, peer &p, int pe, seg_id s) {
+    if (USHMEM_LIKELY(!c.own_worker)) return p;
+    return own_ucx_peer(routine, c, pe, s);
+}
+inline ucp_worker_h worker_of(const context &c) { return c.lanes ? c.lanes->worker : transport::worker(); }
+// Closes a context's own endpoints and worker (after its final quiet).
+void release_lanes(context &c);
 
 // UCX slow paths (rma.cpp).
 void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,

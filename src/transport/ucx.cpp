@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <atomic>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +15,9 @@ namespace {
 ucp_context_h g_context = nullptr;
 ucp_worker_h g_worker = nullptr;
 lanes_info g_lanes;
-ucs_status_t g_async_error = UCS_OK;
+// Written by completion callbacks, which run on whichever thread progresses a worker (contexts
+// with their own worker may be driven by several threads at once).
+std::atomic<ucs_status_t> g_async_error{UCS_OK};
 
 // UCX prints its resources to a FILE; read them back to learn which transports can do RMA
 // one-sidedly. Only sysv/posix (on the node) and RDMA transports (across nodes) can: with tcp
@@ -72,18 +76,34 @@ bool init(std::string &err) {
     return true;
 }
 
-bool create_worker(bool multi_thread, std::string &err) {
+namespace {
+ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
-    ucs_status_t st = ucp_worker_create(g_context, &wp, &g_worker);
+    wp.thread_mode = mode;
+    ucp_worker_h w = nullptr;
+    ucs_status_t st = ucp_worker_create(g_context, &wp, &w);
     if (st != UCS_OK) {
         err = std::string("ucp_worker_create: ") + ucs_status_string(st) +
               " (if UCX_SYSV_HUGETLB_MODE=y is set, the huge page pool may be empty)";
-        g_worker = nullptr;
-        return false;
+        return nullptr;
     }
-    return true;
+    return w;
+}
+} // namespace
+
+bool create_worker(bool multi_thread, std::string &err) {
+    g_worker = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE, err);
+    return g_worker != nullptr;
+}
+
+ucp_worker_h create_extra_worker(bool multi_thread, std::string &err) {
+    // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
+    return new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
+}
+
+void destroy_extra_worker(ucp_worker_h w) {
+    if (w) ucp_worker_destroy(w);
 }
 
 void finalize() {
@@ -92,7 +112,7 @@ void finalize() {
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;
     g_lanes = lanes_info{};
-    g_async_error = UCS_OK;
+    g_async_error.store(UCS_OK);
 }
 
 ucp_context_h context() { return g_context; }
@@ -170,12 +190,12 @@ std::vector<std::uint8_t> pack_rkey(const memory &m) {
     return out;
 }
 
-ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err) {
+ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, std::string &err) {
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t *>(worker_addr);
     ucp_ep_h h = nullptr;
-    ucs_status_t st = ucp_ep_create(g_worker, &ep, &h);
+    ucs_status_t st = ucp_ep_create(w, &ep, &h);
     if (st != UCS_OK) {
         err = std::string("ucp_ep_create: ") + ucs_status_string(st);
         return nullptr;
@@ -202,7 +222,7 @@ void destroy_rkey(ucp_rkey_h rkey) {
     if (rkey) ucp_rkey_destroy(rkey);
 }
 
-void close_endpoints(std::vector<ucp_ep_h> &eps) {
+void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
     std::vector<void *> reqs;
     for (ucp_ep_h &ep : eps) {
         if (!ep) continue;
@@ -216,21 +236,30 @@ void close_endpoints(std::vector<ucp_ep_h> &eps) {
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
         ep = nullptr;
     }
-    for (void *r : reqs) wait(r);
+    for (void *r : reqs) wait(r, w);
 }
 
-ucs_status_t wait(void *request) {
+unsigned progress_both(ucp_worker_h w) {
+    unsigned n = ucp_worker_progress(w);
+    // Waiting on a context's own worker, keep answering the peers that target the main one:
+    // over an emulated transport two PEs that each wait on their own worker would otherwise wait
+    // for each other forever.
+    if (w != g_worker) n += ucp_worker_progress(g_worker);
+    return n;
+}
+
+ucs_status_t wait(void *request, ucp_worker_h w) {
     // Spin briefly, then yield: the peer that must answer may share our core (more PEs than
     // cores), and a tight loop would keep it from running.
     ucs_status_t st;
     for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
-        if (ucp_worker_progress(g_worker) == 0 && i > 256) sched_yield();
+        if (progress_both(w) == 0 && i > 256) sched_yield();
     }
     ucp_request_free(request);
     return st;
 }
 
-ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n) {
+ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n, ucp_worker_h w) {
     ucs_status_t result = UCS_OK;
     void *stack_reqs[32];
     std::vector<void *> heap_reqs;
@@ -247,33 +276,33 @@ ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n) {
         else heap_reqs.push_back(r);
     }
     for (std::size_t i = 0; i < nreq; ++i) {
-        ucs_status_t st = wait(stack_reqs[i]);
+        ucs_status_t st = wait(stack_reqs[i], w);
         if (st != UCS_OK) result = st;
     }
     for (void *r : heap_reqs) {
-        ucs_status_t st = wait(r);
+        ucs_status_t st = wait(r, w);
         if (st != UCS_OK) result = st;
     }
     return result;
 }
 
-ucs_status_t flush_worker() {
+ucs_status_t flush_worker(ucp_worker_h w) {
     ucp_request_param_t prm{};
-    void *r = ucp_worker_flush_nbx(g_worker, &prm);
+    void *r = ucp_worker_flush_nbx(w, &prm);
     if (r == nullptr) return UCS_OK;
     if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
-    return wait(r);
+    return wait(r, w);
 }
 
 void nbi_completion(void *request, ucs_status_t status, void *) {
-    if (status != UCS_OK && g_async_error == UCS_OK) g_async_error = status;
+    ucs_status_t none = UCS_OK;
+    if (status != UCS_OK) g_async_error.compare_exchange_strong(none, status);
     ucp_request_free(request);
 }
 
 ucs_status_t take_async_error() {
-    ucs_status_t st = g_async_error;
-    g_async_error = UCS_OK;
-    return st;
+    if (g_async_error.load(std::memory_order_relaxed) == UCS_OK) return UCS_OK;
+    return g_async_error.exchange(UCS_OK);
 }
 
 } // namespace ushmem::transport

@@ -31,6 +31,10 @@ bool init(std::string &err);
 // sharing the worker); otherwise SINGLE, which costs the same as SERIALIZED.
 bool create_worker(bool multi_thread, std::string &err);
 void finalize();  // worker and context; everything else must already be released
+// A further worker on the same UCX context, for a communication context that needs its own
+// completion (core::context_lanes). Not driven by the progress thread.
+ucp_worker_h create_extra_worker(bool multi_thread, std::string &err);
+void destroy_extra_worker(ucp_worker_h w);
 ucp_context_h context();
 ucp_worker_h worker();
 const lanes_info &lanes();
@@ -50,21 +54,31 @@ void unmap(memory &m);
 std::vector<std::uint8_t> pack_rkey(const memory &m);
 
 // Endpoints and remote keys, created on first use by the core.
-ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err);
+ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, std::string &err);
+inline ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err) {
+    return connect(worker(), worker_addr, err);
+}
 ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err);
 void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr);  // nullptr when not mappable
 void destroy_rkey(ucp_rkey_h rkey);
 // Close endpoints in flush mode, driving progress until all are closed.
-void close_endpoints(std::vector<ucp_ep_h> &eps);
+void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w);
+inline void close_endpoints(std::vector<ucp_ep_h> &eps) { close_endpoints(eps, worker()); }
 
-// Progress and completion.
+// Progress and completion. The forms with a worker drive that worker (a context's own) and the
+// main one.
 inline unsigned progress() { return ucp_worker_progress(worker()); }
+unsigned progress_both(ucp_worker_h w);
 // Wait for a request returned by a *_nbx call (not NULL, not an error), then free it.
-ucs_status_t wait(void *request);
+ucs_status_t wait(void *request, ucp_worker_h w);
+inline ucs_status_t wait(void *request) { return wait(request, worker()); }
 // Flush the endpoints given (ucp_ep_flush_nbx on each, then wait for all).
-ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n);
-ucs_status_t flush_worker();
-inline void fence() { ucp_worker_fence(worker()); }
+ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n, ucp_worker_h w);
+inline ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n) { return flush_eps(eps, n, worker()); }
+ucs_status_t flush_worker(ucp_worker_h w);
+inline ucs_status_t flush_worker() { return flush_worker(worker()); }
+inline void fence(ucp_worker_h w) { ucp_worker_fence(w); }
+inline void fence() { fence(worker()); }
 
 // The callback for fire-and-forget requests (nbi operations): completion is observed through
 // endpoint or worker flush, so the callback only records an error and frees the request.
