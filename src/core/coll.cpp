@@ -125,6 +125,12 @@ void finish_as(frame &f) {
           waited, f.legacy() ? "active set" : "team", f.n);
 }
 
+// A timed collective's deadline (coll_deadline_begin; 0: none). Passing it unwinds the
+// collective's algorithm to on_team, which records it; the frame holds nothing to release.
+thread_local double t_deadline = 0;
+thread_local bool t_gave_up = false;
+struct deadline_passed {};
+
 // Waits until cond() holds. Spins (progressing UCX) for a while, then yields the CPU on every poll;
 // on an oversubscribed node (more PEs than CPUs) it yields almost at once, since the PE it waits
 // for may need this very core.
@@ -144,6 +150,7 @@ template <class Cond> void cwait(const frame &f, Cond cond) {
         transport::progress();
         sched_yield();
         if (timeout > 0 && (i & 255) == 0 && now_seconds() - t0 > timeout) fail_timeout(f, now_seconds() - t0);
+        if (t_deadline > 0 && (i & 15) == 0 && now_seconds() > t_deadline) throw deadline_passed{};
     }
 }
 
@@ -792,64 +799,70 @@ context &coll_context() { return g_cctx; }
 
 // ---- team entry points ------------------------------------------------------------------------
 
-void team_sync(const char *routine, team &t) {
-    if (t.n == 1) return;
+void scan_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op, bool inclusive);
+
+// Every team collective runs on a frame describing the team; `body` is the algorithm.
+template <class Body> void on_team(const char *routine, team &t, Body body) {
     frame f;
     init_team_frame(f, routine, t);
     set_quiet_waits(f);
-    group_sync(f);
+    if (USHMEM_LIKELY(t_deadline == 0)) return body(f);
+    try {
+        body(f);
+    } catch (const deadline_passed &) {
+        t_gave_up = true;
+    }
+}
+
+void coll_deadline_begin(double seconds_from_now) {
+    t_gave_up = false;
+    // A deadline already due still lets the collective try: it gives up at its first long wait.
+    t_deadline = now_seconds() + (seconds_from_now > 0 ? seconds_from_now : 1e-9);
+}
+
+bool coll_deadline_end() {
+    t_deadline = 0;
+    return std::exchange(t_gave_up, false);
+}
+
+void team_sync(const char *routine, team &t) {
+    if (t.n == 1) return;
+    on_team(routine, t, [](frame &f) { group_sync(f); });
 }
 
 void world_sync(const char *routine) { team_sync(routine, team_world); }
 
 void broadcast(const char *routine, team &t, void *dest, const void *src, std::size_t bytes, int root) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    bcast_impl(f, dest, src, bytes, root, true);
+    on_team(routine, t, [&](frame &f) { bcast_impl(f, dest, src, bytes, root, true); });
 }
 
 void fcollect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    fcollect_impl(f, dest, src, bytes);
+    on_team(routine, t, [&](frame &f) { fcollect_impl(f, dest, src, bytes); });
 }
 
 void collect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    collect_impl(f, dest, src, bytes);
+    on_team(routine, t, [&](frame &f) { collect_impl(f, dest, src, bytes); });
 }
 
 void alltoall(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    alltoall_impl(f, dest, src, bytes);
+    on_team(routine, t, [&](frame &f) { alltoall_impl(f, dest, src, bytes); });
 }
 
 void alltoalls(const char *routine, team &t, void *dest, const void *src, std::ptrdiff_t dst,
                std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    alltoalls_impl(f, dest, src, dst, sst, nelems, elem);
+    on_team(routine, t, [&](frame &f) { alltoalls_impl(f, dest, src, dst, sst, nelems, elem); });
 }
 
 void reduce(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
-    reduce_impl(f, dest, src, nelems, op);
+    on_team(routine, t, [&](frame &f) { reduce_impl(f, dest, src, nelems, op); });
 }
 
 void scan(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op,
           bool inclusive) {
-    frame f;
-    init_team_frame(f, routine, t);
-    set_quiet_waits(f);
+    on_team(routine, t, [&](frame &f) { scan_impl(f, dest, src, nelems, op, inclusive); });
+}
+
+void scan_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op, bool inclusive) {
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = nelems * op.elem;
@@ -873,81 +886,65 @@ void scan(const char *routine, team &t, void *dest, const void *src, std::size_t
 
 // ---- active-set entry points ------------------------------------------------------------------
 
-void barrier_as(const char *routine, active_set as, long *psync, bool with_quiet) {
-    if (with_quiet) quiet(routine, rt.default_ctx);
+// Every active-set collective runs on a frame describing the set and its pSync.
+template <class Body> void on_active_set(const char *routine, active_set as, long *psync, Body body) {
     frame f;
     as_seen seen;
     init_as_frame(f, routine, as, psync, seen);
-    group_sync(f);
+    body(f);
     finish_as(f);
+}
+
+void barrier_as(const char *routine, active_set as, long *psync, bool with_quiet) {
+    if (with_quiet) quiet(routine, rt.default_ctx);
+    on_active_set(routine, as, psync, [](frame &f) { group_sync(f); });
 }
 
 void broadcast_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
                   int root, long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    bcast_impl(f, dest, src, bytes, root, false);
-    finish_as(f);
+    on_active_set(routine, as, psync, [&](frame &f) { bcast_impl(f, dest, src, bytes, root, false); });
 }
 
 void fcollect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
                  long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    fcollect_impl(f, dest, src, bytes);
-    finish_as(f);
+    on_active_set(routine, as, psync, [&](frame &f) { fcollect_impl(f, dest, src, bytes); });
 }
 
 void collect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
                 long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    collect_impl(f, dest, src, bytes);
-    finish_as(f);
+    on_active_set(routine, as, psync, [&](frame &f) { collect_impl(f, dest, src, bytes); });
 }
 
 void alltoall_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
                  long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    alltoall_impl(f, dest, src, bytes);
-    finish_as(f);
+    on_active_set(routine, as, psync, [&](frame &f) { alltoall_impl(f, dest, src, bytes); });
 }
 
 void alltoalls_as(const char *routine, active_set as, void *dest, const void *src, std::ptrdiff_t dst,
                   std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    alltoalls_impl(f, dest, src, dst, sst, nelems, elem);
-    finish_as(f);
+    on_active_set(routine, as, psync,
+                  [&](frame &f) { alltoalls_impl(f, dest, src, dst, sst, nelems, elem); });
 }
 
 void reduce_as(const char *routine, active_set as, void *dest, const void *src, std::size_t nelems,
                reduce_op op, void *pwrk, std::size_t pwrk_bytes, long *psync) {
-    frame f;
-    as_seen seen;
-    init_as_frame(f, routine, as, psync, seen);
-    auto *d = static_cast<char *>(dest);
-    auto *s = static_cast<const char *>(src);
-    if (f.n == 1 || nelems == 0) {
-        copy_local(d, s, nelems * op.elem);
-    } else if (all_direct(f, dest, src)) {
-        reduce_scatter_direct(f, d, s, nelems, op);
-    } else {
-        if (!pwrk) fatal(routine, "pWrk is a null pointer; pass a symmetric work array");
-        seg_id ws;
-        std::size_t wo;
-        locate_or_fail(routine, "pWrk", pwrk, pwrk_bytes, rt.me, ws, wo);
-        f.cbuf = static_cast<char *>(pwrk);
-        f.cbytes = pwrk_bytes;
-        reduce_rd(f, d, s, nelems, op);
-    }
-    finish_as(f);
+    on_active_set(routine, as, psync, [&](frame &f) {
+        auto *d = static_cast<char *>(dest);
+        auto *s = static_cast<const char *>(src);
+        if (f.n == 1 || nelems == 0) {
+            copy_local(d, s, nelems * op.elem);
+        } else if (all_direct(f, dest, src)) {
+            reduce_scatter_direct(f, d, s, nelems, op);
+        } else {
+            if (!pwrk) fatal(routine, "pWrk is a null pointer; pass a symmetric work array");
+            seg_id ws;
+            std::size_t wo;
+            locate_or_fail(routine, "pWrk", pwrk, pwrk_bytes, rt.me, ws, wo);
+            f.cbuf = static_cast<char *>(pwrk);
+            f.cbytes = pwrk_bytes;
+            reduce_rd(f, d, s, nelems, op);
+        }
+    });
 }
 
 } // namespace ushmem::core
