@@ -5,7 +5,9 @@
  *   get_lat     MPI_Get(size) + MPI_Win_flush(1)
  *   put_bw      window x MPI_Put + MPI_Win_flush(1)
  *   get_bw      window x MPI_Get + MPI_Win_flush(1)
- * (p_lat / g_lat / *_blk have no distinct MPI form and are not offered.)
+ *   msg_rate    window x 8 B MPI_Put + MPI_Win_flush(1)   (millions of puts per second)
+ * (p_lat / g_lat / *_blk / *_nbi_lat have no distinct MPI form and are not offered.)
+ * With more than 2 ranks, rank 0 targets the last rank and the others wait in MPI_Barrier.
  *
  * Locations, as in shmem_rma.c: "heap" = memory of a window from MPI_Win_allocate (the analogue of
  * the symmetric heap), "static" = a global array exposed with MPI_Win_create (the analogue of
@@ -28,6 +30,7 @@ struct ctx {
     MPI_Win win[RB_NLOCS]; /* window over [src | dst] of each location */
     char *base[RB_NLOCS];
     int window;
+    int target; /* the last rank */
 };
 
 static const MPI_Aint SRC_OFF = 0, DST_OFF = (MPI_Aint)RB_MAX_SIZE;
@@ -37,12 +40,12 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
     struct ctx *c = vctx;
     const int size = (int)j->size;
     const int w = c->window;
-    const int pe = 1;
+    const int pe = c->target;
     double t0 = rb_now_ns();
     if (rb_is_put(j->test)) {
         char *src = c->base[j->src] + SRC_OFF;
         MPI_Win win = c->win[j->dst];
-        const int wn = rb_is_bw(j->test) ? w : 1;
+        const int wn = rb_is_windowed(j->test) ? w : 1;
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < wn; ++k) MPI_Put(src, size, MPI_BYTE, pe, DST_OFF, size, MPI_BYTE, win);
             MPI_Win_flush(pe, win);
@@ -73,15 +76,15 @@ int main(int argc, char **argv)
 {
     struct rb_opts o;
     memset(&o, 0, sizeof o);
-    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW);
+    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE);
     int prc = rb_parse_opts(argc, argv, &o);
 
     MPI_Init(&argc, &argv);
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (prc != 0 || np != 2) {
-        if (me == 0 && prc == 0 && np != 2) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
+    if (prc != 0 || np < 2) {
+        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs 2 ranks or more (got %d)\n", argv[0], np);
         MPI_Finalize();
         return prc == 1 ? 0 : 2;
     }
@@ -89,6 +92,7 @@ int main(int argc, char **argv)
     struct ctx c;
     memset(&c, 0, sizeof c);
     c.window = o.window;
+    c.target = np - 1;
     MPI_Win_allocate((MPI_Aint)(2 * RB_MAX_SIZE), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.base[RB_HEAP], &c.win[RB_HEAP]);
     c.base[RB_STATIC] = (char *)&g_buf;
     memset(&g_buf, 0, sizeof g_buf);
@@ -113,8 +117,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 1) {
-        printf("INFO pe=1 heap_page_kb=%ld static_page_kb=%ld\n", rb_page_kb(c.base[RB_HEAP]), rb_page_kb(&g_buf));
+    if (me == c.target) {
+        printf("INFO pe=%d heap_page_kb=%ld static_page_kb=%ld\n", me, rb_page_kb(c.base[RB_HEAP]), rb_page_kb(&g_buf));
         fflush(stdout);
     }
 
@@ -124,8 +128,8 @@ int main(int argc, char **argv)
         const unsigned char tag = rb_tag(i);
         const int put = rb_is_put(j->test);
         /* Source data on the side that owns it; clear the destination on the side that receives. */
-        if ((put && me == 0) || (!put && me == 1)) memset(c.base[j->src] + SRC_OFF, tag, j->size);
-        if ((put && me == 1) || (!put && me == 0)) memset(c.base[j->dst] + DST_OFF, 0, j->size);
+        if ((put && me == 0) || (!put && me == c.target)) memset(c.base[j->src] + SRC_OFF, tag, j->size);
+        if ((put && me == c.target) || (!put && me == 0)) memset(c.base[j->dst] + DST_OFF, 0, j->size);
         for (int l = 0; l < RB_NLOCS; ++l) MPI_Win_sync(c.win[l]);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) {
@@ -134,7 +138,7 @@ int main(int argc, char **argv)
             if (o.check && !put) errors += check_bytes("local destination", j, c.base[j->dst] + DST_OFF, tag, me);
         }
         MPI_Barrier(MPI_COMM_WORLD);
-        if (me == 1 && o.check && put) {
+        if (me == c.target && o.check && put) {
             MPI_Win_sync(c.win[j->dst]);
             errors += check_bytes("remote target", j, c.base[j->dst] + DST_OFF, tag, me);
         }
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
         printf("DONE errors=%d\n", errors);
         fflush(stdout);
     } else if (errors) {
-        printf("DONE pe=1 errors=%d\n", errors);
+        printf("DONE pe=%d errors=%d\n", me, errors);
         fflush(stdout);
     }
     for (int l = 0; l < RB_NLOCS; ++l) {

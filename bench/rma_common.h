@@ -36,19 +36,31 @@ enum rb_test {
     RB_GET_BW,      /* window x getmem_nbi + quiet     | window x MPI_Get + MPI_Win_flush   */
     RB_PUT_BW_BLK,  /* window x putmem (blocking) + quiet | (n/a)                           */
     RB_GET_BW_BLK,  /* window x getmem (blocking)      | (n/a)                              */
+    RB_PUT_NBI_LAT, /* putmem_nbi(size) + quiet        | (n/a: MPI_Put is always non-blocking) */
+    RB_GET_NBI_LAT, /* getmem_nbi(size) + quiet        | (n/a)                              */
+    RB_MSG_RATE,    /* window x 8 B putmem_nbi + quiet | window x 8 B MPI_Put + MPI_Win_flush */
     RB_NTESTS
 };
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
+    "put_nbi_lat", "get_nbi_lat", "msg_rate",
 };
 
 enum rb_loc { RB_HEAP, RB_STATIC, RB_NLOCS };
 static const char *const rb_loc_names[RB_NLOCS] = {"heap", "static"};
 
-static inline int rb_is_put(int t) { return t == RB_PUT_LAT || t == RB_P_LAT || t == RB_PUT_BW || t == RB_PUT_BW_BLK; }
+static inline int rb_is_put(int t)
+{
+    return t == RB_PUT_LAT || t == RB_P_LAT || t == RB_PUT_BW || t == RB_PUT_BW_BLK || t == RB_PUT_NBI_LAT ||
+           t == RB_MSG_RATE;
+}
 static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
-static inline int rb_is_fixed8(int t) { return t == RB_P_LAT || t == RB_G_LAT; }
+/* Message rate: a window of 8 B non-blocking puts then one completion; reported in millions of
+ * messages per second (the window's puts, not the completions, are the messages). */
+static inline int rb_is_rate(int t) { return t == RB_MSG_RATE; }
+static inline int rb_is_windowed(int t) { return rb_is_bw(t) || rb_is_rate(t); }
+static inline int rb_is_fixed8(int t) { return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE; }
 
 struct rb_job {
     int test;
@@ -90,7 +102,8 @@ static inline double rb_now_ns(void)
 static inline void rb_usage(const struct rb_opts *o, FILE *f)
 {
     fprintf(f,
-            "usage: %s [options]   (run at 2 processes: rank/PE 0 initiates, 1 is the target)\n"
+            "usage: %s [options]   (2 or more processes: rank/PE 0 initiates, the last one is the target,\n"
+            "                        the others only wait in the barriers)\n"
             "  -q, --quick          short batches, few repeats (whole default plan in a few seconds)\n"
             "      --smoke          quickest: few sizes, 2 tiny repeats, no table (for ctest)\n"
             "  -t, --tests LIST     comma list of tests (default: the standard plan below):\n"
@@ -113,6 +126,7 @@ static inline void rb_usage(const struct rb_opts *o, FILE *f)
             "      --no-table       no human table at the end\n"
             "      --table-only     no RESULT lines\n"
             "Default plan: put_lat get_lat put_bw get_bw over all sizes heap->heap; p_lat g_lat (8 B);\n"
+            "put_nbi_lat get_nbi_lat at 8 B, 1 KiB, 128 KiB; msg_rate (8 B, unit Mmsg/s);\n"
             "8 B latencies and 1 MiB bandwidths with a static (global array) source and/or target.\n"
             "Output: 'RESULT test=.. size=.. src=.. dst=.. value=.. unit=us|MB/s best=.. iters=.. reps=..'\n");
 }
@@ -279,6 +293,13 @@ static inline int rb_build_jobs(const struct rb_opts *o, struct rb_job *jobs)
         for (size_t s = o->min_size; s <= o->max_size; s *= o->step) rb_add(jobs, &n, o, sweep[i], s, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_P_LAT, 8, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_G_LAT, 8, RB_HEAP, RB_HEAP);
+    /* Non-blocking latency (issue + quiet) at a few sizes, and the 8 B message rate. */
+    for (size_t s = 8; s <= ((size_t)1 << 20); s *= 128) {
+        rb_add(jobs, &n, o, RB_PUT_NBI_LAT, s, RB_HEAP, RB_HEAP);
+        rb_add(jobs, &n, o, RB_GET_NBI_LAT, s, RB_HEAP, RB_HEAP);
+    }
+    rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_HEAP);
+    rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_STATIC);
     /* Static (global array) source and/or target. */
     rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_STATIC, RB_HEAP);
     rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_HEAP, RB_STATIC);
@@ -333,7 +354,10 @@ static inline void rb_measure(const struct rb_opts *o, const struct rb_job *j, r
     r->job = *j;
     r->iters = iters;
     r->reps = o->reps;
-    if (rb_is_bw(j->test)) {
+    if (rb_is_rate(j->test)) {
+        r->value = (double)o->window / med * 1e3; /* messages per ns -> millions per s */
+        r->best = (double)o->window / per[0] * 1e3;
+    } else if (rb_is_bw(j->test)) {
         double bytes = (double)o->window * (double)j->size;
         r->value = bytes / med * 1e3; /* B/ns -> MB/s */
         r->best = bytes / per[0] * 1e3;
@@ -343,7 +367,7 @@ static inline void rb_measure(const struct rb_opts *o, const struct rb_job *j, r
     }
 }
 
-static inline const char *rb_unit(int test) { return rb_is_bw(test) ? "MB/s" : "us"; }
+static inline const char *rb_unit(int test) { return rb_is_rate(test) ? "Mmsg/s" : rb_is_bw(test) ? "MB/s" : "us"; }
 
 static inline void rb_print_result(const struct rb_opts *o, const struct rb_result *r)
 {
@@ -353,7 +377,7 @@ static inline void rb_print_result(const struct rb_opts *o, const struct rb_resu
                                             : "RESULT test=%s size=%zu src=%s dst=%s value=%.4f unit=%s best=%.4f "
                                               "iters=%ld reps=%d window=%d\n";
     printf(fmt, rb_test_names[r->job.test], r->job.size, rb_loc_names[r->job.src], rb_loc_names[r->job.dst], r->value,
-           rb_unit(r->job.test), r->best, r->iters, r->reps, rb_is_bw(r->job.test) ? o->window : 1);
+           rb_unit(r->job.test), r->best, r->iters, r->reps, rb_is_windowed(r->job.test) ? o->window : 1);
     fflush(stdout);
 }
 

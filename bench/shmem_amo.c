@@ -13,6 +13,7 @@
  *   swap_lat      shmem_long_atomic_swap
  *   add_lat       shmem_long_atomic_add + shmem_quiet             (non-fetching, completed)
  *   inc_rate      shmem_long_atomic_inc, shmem_quiet every 64      (issue rate, per operation)
+ *   fadd_nbi_rate shmem_long_atomic_fetch_add_nbi, shmem_quiet every 64 (fetching issue rate) [1.5+]
  *   fxor_lat      shmem_ulong_atomic_fetch_xor
  *   wait_pingpong PE 0 atomic_set -> PE 1 wait_until, and back    (half round trip)
  *   psig_lat      shmem_putmem_signal(8 B, SHMEM_SIGNAL_ADD) + shmem_quiet    [1.5+]
@@ -42,13 +43,14 @@
 
 enum test {
     T_FADD, T_FINC, T_FETCH, T_CSWAP, T_SWAP, T_ADD, T_INC_RATE, T_FXOR, T_WAIT_PP, T_PSIG, T_SIG_PP,
-    NTESTS
+    T_FADD_NBI_RATE, NTESTS
 };
 static const char *const test_names[NTESTS] = {"fadd_lat", "finc_lat",  "fetch_lat",     "cswap_lat",
                                                "swap_lat", "add_lat",   "inc_rate",      "fxor_lat",
-                                               "wait_pingpong", "psig_lat", "sig_pingpong"};
+                                               "wait_pingpong", "psig_lat", "sig_pingpong",
+                                               "fadd_nbi_rate"};
 static int pingpong(int t) { return t == T_WAIT_PP || t == T_SIG_PP; }
-static int available(int t) { return HAVE_SIGNAL || (t != T_PSIG && t != T_SIG_PP); }
+static int available(int t) { return HAVE_SIGNAL || (t != T_PSIG && t != T_SIG_PP && t != T_FADD_NBI_RATE); }
 
 enum { HEAP, STATIC, NLOCS };
 static const char *const loc_names[NLOCS] = {"heap", "static"};
@@ -137,6 +139,17 @@ static double run_batch(int t, struct target *g, long n) {
         }
         break;
 #if HAVE_SIGNAL
+    case T_FADD_NBI_RATE: {
+        static long fetched[64];
+        for (long i = 0; i < n; ++i) {
+            shmem_long_atomic_fetch_add_nbi(&fetched[i & 63], g->word, 1, 1);
+            if ((i & 63) == 63) shmem_quiet();
+        }
+        shmem_quiet();
+        acc += fetched[0];
+        expected_total += n;
+        break;
+    }
     case T_PSIG:
         for (long i = 0; i < n; ++i) {
             shmem_putmem_signal(g->payload, &i, 8, g->sig, 1, SHMEM_SIGNAL_ADD, 1);
@@ -299,7 +312,7 @@ int main(int argc, char **argv) {
                        "window=1\n",
                        test_names[t], loc_names[l], loc_names[l], med / 1e3, per[0] / 1e3, iters, o.reps);
                 fflush(stdout);
-                if (t == T_FADD || t == T_FINC || t == T_ADD || t == T_INC_RATE) {
+                if (t == T_FADD || t == T_FINC || t == T_ADD || t == T_INC_RATE || t == T_FADD_NBI_RATE) {
                     long have = shmem_long_atomic_fetch(g->word, 1);
                     if (have != expected_total) {
                         fprintf(stderr, "CHECK FAILED test=%s loc=%s: target word %ld, expected %ld\n",

@@ -2,7 +2,8 @@
  *
  * Uses only <shmem.h> (OpenSHMEM 1.4 subset), so the same source builds against ushmem (CMake target
  * bench_shmem_rma) and against Open MPI's OSHMEM (`oshcc -O2`), which gives a side-by-side figure.
- * PE 0 initiates every operation; PE 1 is the target and only waits in shmem_barrier_all.
+ * PE 0 initiates every operation; the last PE is the target and only waits in shmem_barrier_all
+ * (with more than 2 PEs the others wait there too: the figure then includes their noise).
  *
  *   put_lat     shmem_putmem(size) + shmem_quiet          (per operation)
  *   get_lat     shmem_getmem(size)                        (blocking)
@@ -12,12 +13,15 @@
  *   get_bw      window x shmem_getmem_nbi + shmem_quiet
  *   put_bw_blk  window x shmem_putmem + shmem_quiet
  *   get_bw_blk  window x shmem_getmem
+ *   put_nbi_lat shmem_putmem_nbi(size) + shmem_quiet
+ *   get_nbi_lat shmem_getmem_nbi(size) + shmem_quiet
+ *   msg_rate    window x 8 B shmem_putmem_nbi + shmem_quiet  (millions of puts per second)
  *
  * Locations: "heap" = shmem_malloc'd symmetric heap, "static" = a global array (symmetric data
  * segment). For a put, src is the local source and dst the remote target; for a get, src is the
  * remote source and dst the local destination.
  *
- * Run: mpirun -np 2 ./bench_shmem_rma [--quick] ...   (see --help). Needs 2 PEs exactly.
+ * Run: mpirun -np 2 ./bench_shmem_rma [--quick] ...   (see --help). Needs 2 PEs or more.
  */
 #define _GNU_SOURCE
 #include <shmem.h>
@@ -36,6 +40,7 @@ struct ctx {
     long *lsrc[RB_NLOCS]; /* 8-byte words for p_lat / g_lat, same roles */
     long *ldst[RB_NLOCS];
     int window;
+    int target; /* the last PE */
     long sink;
 };
 
@@ -46,7 +51,7 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
     char *dst = c->dst[j->dst];
     const size_t size = j->size;
     const int w = c->window;
-    const int pe = 1;
+    const int pe = c->target;
     long acc = 0;
     double t0 = rb_now_ns();
     switch (j->test) {
@@ -73,6 +78,19 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
         for (long i = 0; i < n; ++i) acc += shmem_long_g(source, pe);
         break;
     }
+    case RB_PUT_NBI_LAT:
+        for (long i = 0; i < n; ++i) {
+            shmem_putmem_nbi(dst, src, size, pe);
+            shmem_quiet();
+        }
+        break;
+    case RB_GET_NBI_LAT:
+        for (long i = 0; i < n; ++i) {
+            shmem_getmem_nbi(dst, src, size, pe);
+            shmem_quiet();
+        }
+        break;
+    case RB_MSG_RATE:
     case RB_PUT_BW:
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < w; ++k) shmem_putmem_nbi(dst, src, size, pe);
@@ -121,8 +139,8 @@ int main(int argc, char **argv)
 
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
-    if (prc != 0 || npes != 2) {
-        if (me == 0 && prc == 0 && npes != 2) fprintf(stderr, "%s: needs exactly 2 PEs (got %d)\n", argv[0], npes);
+    if (prc != 0 || npes < 2) {
+        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs 2 PEs or more (got %d)\n", argv[0], npes);
         shmem_finalize();
         return prc == 1 ? 0 : 2;
     }
@@ -130,6 +148,7 @@ int main(int argc, char **argv)
     struct ctx c;
     memset(&c, 0, sizeof c);
     c.window = o.window;
+    c.target = npes - 1;
     c.src[RB_HEAP] = shmem_malloc(RB_MAX_SIZE);
     c.dst[RB_HEAP] = shmem_malloc(RB_MAX_SIZE);
     long *hl = shmem_malloc(2 * sizeof(long));
@@ -166,8 +185,8 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     shmem_barrier_all();
-    if (me == 1) {
-        printf("INFO pe=1 heap_page_kb=%ld static_page_kb=%ld\n", rb_page_kb(c.dst[RB_HEAP]), rb_page_kb(g_dst));
+    if (me == c.target) {
+        printf("INFO pe=%d heap_page_kb=%ld static_page_kb=%ld\n", me, rb_page_kb(c.dst[RB_HEAP]), rb_page_kb(g_dst));
         fflush(stdout);
     }
 
@@ -176,14 +195,14 @@ int main(int argc, char **argv)
         const struct rb_job *j = &jobs[i];
         const unsigned char tag = rb_tag(i);
         const int put = rb_is_put(j->test);
-        const int word = rb_is_fixed8(j->test);
+        const int word = j->test == RB_P_LAT || j->test == RB_G_LAT; /* long words, not byte buffers */
         /* Prepare the data the operation moves: the initiator's source for a put, the target's for a get. */
-        if ((put && me == 0) || (!put && me == 1)) {
+        if ((put && me == 0) || (!put && me == c.target)) {
             if (word) *c.lsrc[j->src] = tag;
             else memset(c.src[j->src], tag, j->size);
         }
         /* Clear what the operation writes: the target's buffer for a put, the initiator's for a get. */
-        if ((put && me == 1) || (!put && me == 0)) {
+        if ((put && me == c.target) || (!put && me == 0)) {
             if (word) *c.ldst[j->dst] = 0;
             else memset(c.dst[j->dst], 0, j->size);
         }
@@ -193,7 +212,7 @@ int main(int argc, char **argv)
             rb_print_result(&o, &res[i]);
             if (o.check && !put) {
                 if (word) {
-                    long v = shmem_long_g(c.lsrc[j->src], 1);
+                    long v = shmem_long_g(c.lsrc[j->src], c.target);
                     if (v != tag) {
                         fprintf(stderr, "CHECK FAILED pe=0 test=%s: got %ld want %u\n", rb_test_names[j->test], v, tag);
                         ++errors;
@@ -204,12 +223,12 @@ int main(int argc, char **argv)
             }
         }
         shmem_barrier_all();
-        if (me == 1 && o.check && put) {
+        if (me == c.target && o.check && put) {
             if (word) {
                 long v = *(volatile long *)c.ldst[j->dst];
                 if (v != tag) {
-                    fprintf(stderr, "CHECK FAILED pe=1 test=%s dst=%s: got %ld want %u\n", rb_test_names[j->test],
-                            rb_loc_names[j->dst], v, tag);
+                    fprintf(stderr, "CHECK FAILED pe=%d test=%s dst=%s: got %ld want %u\n", me,
+                            rb_test_names[j->test], rb_loc_names[j->dst], v, tag);
                     ++errors;
                 }
             } else {
@@ -223,7 +242,7 @@ int main(int argc, char **argv)
         printf("DONE errors=%d sink=%ld\n", errors, c.sink & 1);
         fflush(stdout);
     } else if (errors) {
-        printf("DONE pe=1 errors=%d\n", errors);
+        printf("DONE pe=%d errors=%d\n", me, errors);
         fflush(stdout);
     }
     shmem_free(hl);

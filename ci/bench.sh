@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's main job: install dependencies, build (Release), and run the benchmark suite
-# side by side with Open MPI's OSHMEM and MPI RMA, printing its tables.
+# (bench/run-all: RMA, atomics, collectives, scale, UCX_TLS=tcp against raw UCX) side by side with
+# Open MPI's OSHMEM and MPI, printing its tables and writing docs/benchmarks.md and docs/bench/*.png.
+# Short mode (about a minute) by default; pass --full for the figures to quote (quiet machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -8,4 +10,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bash ci/deps.sh
 bash ci/hugepages.sh 400 >/dev/null
 bash ci/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DUSHMEM_BUILD_TESTS=OFF
-exec bash bench/run --build build-release "$@"
+mode=--short
+case "${1:-}" in --short | --full) mode=$1; shift ;; esac
+exec python3 bench/run-all "$mode" --build-dir build-release "$@"
