@@ -3,7 +3,8 @@
 # Idempotent: does nothing when every package is already there.
 set -euo pipefail
 PKGS=(libopenmpi-dev openmpi-bin libucx-dev ucx-utils libhwloc-dev googletest libgtest-dev
-      libbenchmark-dev cmake g++ pkg-config make gnuplot-nox python3)
+      libbenchmark-dev cmake g++ pkg-config make gnuplot-nox python3
+      clang)  # clang: the libFuzzer targets in fuzz/
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

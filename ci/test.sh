@@ -3,7 +3,8 @@
 #  1. main build: unit tests, mpi_tests at 1/2/4 PEs in three configurations (default,
 #     UCX_TLS=tcp,self, USHMEM_DIRECT=0) with huge pages reserved, install test, bench smoke;
 #  2. the default-configuration mpi_tests again with no huge pages (the small-page fallback);
-#  3. AddressSanitizer+UBSan build: unit tests and the default-configuration mpi_tests.
+#  3. AddressSanitizer+UBSan build: unit tests and the default-configuration mpi_tests;
+#  4. ThreadSanitizer build: the tests whose PEs run threads (label "threads").
 # Every mpirun runs under a ctest timeout, so a hang fails instead of stalling.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +40,16 @@ if bash ci/build.sh build-asan -DUSHMEM_SANITIZE=address -DUSHMEM_BUILD_BENCH=OF
   # noise (documented in docs/sanitizers.md), the rest of ASan/UBSan stays on.
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure --timeout 300 -j2 -L "unit|default" -LE serial || status=1
+else
+  status=1
+fi
+
+step "ThreadSanitizer build: the threaded tests (label threads)"
+if bash ci/build.sh build-tsan -DUSHMEM_SANITIZE=thread -DUSHMEM_BUILD_BENCH=OFF; then
+  # UCX's mmap/madvise hooks crash under TSan when a thread exits; ushmem does not need them.
+  # ci/tsan.supp names the reports inside Open MPI and UCX (explained in docs/sanitizers.md).
+  UCX_MEM_MMAP_HOOK_MODE=none TSAN_OPTIONS="suppressions=$root/ci/tsan.supp:halt_on_error=1" \
+    ctest --test-dir build-tsan --output-on-failure --timeout 300 -j2 -L threads || status=1
 else
   status=1
 fi

@@ -19,7 +19,31 @@ int shmemx_pe_is_direct(int pe);
 /* Page size, in bytes, actually backing this PE's symmetric heap. */
 size_t shmemx_heap_page_size(void);
 
+/* What `ushmem-info` shows about this PE (settings, heap backing, route and UCX lanes to every
+ * peer, CPU binding and topology): text, with the version/settings/topology header when
+ * `header` is non-zero, or one JSON object when `json` is non-zero. Writes at most `len` bytes
+ * including the terminating NUL into `buf` and returns the length of the whole report (call again
+ * with a larger buffer when it is >= len). Opens an endpoint to every PE; not collective. */
+size_t shmemx_info(int json, int header, char *buf, size_t len);
+
 #define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
+
+/* Non-blocking shmem_ctx_pe_quiet. Returns 1 when every operation issued on `ctx` to the PEs
+ * given (numbered in the context's team; every PE with outstanding operations when target_pes is
+ * NULL) is complete, and quiets them as shmem_ctx_pe_quiet would; returns 0 otherwise, after
+ * progressing the transport, and stores one PE still incomplete in *pending_pe (when not NULL).
+ * Poll it to bound a wait for completion: the first call starts a flush that later calls test. */
+int shmemx_ctx_pe_test(shmem_ctx_t ctx, const int *target_pes, size_t npes, int *pending_pe);
+
+/* Deadline for the team collectives this thread calls (shmem_team_sync, shmem_barrier_all,
+ * shmem_sync_all, the shmem_TYPENAME_* and *mem team collectives) until shmemx_coll_timeout_end:
+ * one that is still waiting for other PEs `seconds` after shmemx_coll_timeout_begin gives up and
+ * returns without its result. shmemx_coll_timeout_end returns 1 when one gave up (0 otherwise)
+ * and clears the deadline. After a give-up, the team's collective state is undefined (other members
+ * may have counted this PE's signals): use it for no further collective; end the job
+ * (shmem_global_exit) or leave the team unused. Active-set (pSync) collectives take no deadline. */
+void shmemx_coll_timeout_begin(double seconds);
+int shmemx_coll_timeout_end(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -85,7 +87,10 @@ void test_events_out_of_order() {
                                          dst.on(pe).subspan(std::size_t(me) * n, n)));
     for (std::size_t k = gevs.size(); k-- > 0;) {
         if (k % 2) gevs[k].wait(std::chrono::seconds(10));
-        else CHECK(gevs[k].test());
+        else if (!gevs[k].test()) {  // test() does not block: poll, then a bounded wait
+            gevs[k].wait(std::chrono::seconds(10));
+            CHECK(gevs[k].test());
+        }
     }
     for (int pe = 0; pe < npes; ++pe)
         for (std::size_t i = 0; i < n; ++i)
@@ -305,6 +310,117 @@ void test_collectives() {
     }
     ushmem::barrier();
 }
+
+// The wrappers over split_2d, collect, alltoalls, scans and strided RMA; data checked element by
+// element. Bounded forms of the blocking calls succeed when every PE takes part.
+void test_more_collectives() {
+    using namespace std::chrono_literals;
+    auto world = ushmem::world();
+    // Strided put/get: every other element of a local array into every third slot of the right
+    // neighbour's array, and back.
+    {
+        const std::size_t n = 5;
+        ushmem::symmetric<std::uint32_t> a(3 * n);
+        std::vector<std::uint32_t> src(2 * n);
+        for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::uint32_t(me * 1000 + int(i));
+        int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+        ushmem::iput(a.on(right), 3, src, 2, n);
+        ushmem::barrier(30s);
+        for (std::size_t i = 0; i < 3 * n; ++i)
+            CHECK(a[i] == (i % 3 == 0 ? std::uint32_t(left * 1000 + int(2 * (i / 3))) : 0u));
+        std::vector<std::uint32_t> back(2 * n, 7u);
+        ushmem::iget(std::span<std::uint32_t>(back), 2, a.on(left), 3, n);
+        int leftleft = (left + npes - 1) % npes;
+        for (std::size_t i = 0; i < 2 * n; ++i)
+            CHECK(back[i] == (i % 2 == 0 ? std::uint32_t(leftleft * 1000 + int(i)) : 7u));
+        CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::iput(a.on(right), 4, src, 2, n); },
+                                                    "need 17 elements"));
+        CHECK(throws_with<ushmem::invalid_argument>([&] { ushmem::iput(a.on(right), 0, src, 2, n); },
+                                                    "stride 0"));
+        ushmem::barrier();
+    }
+    // collect: PE r contributes r + 1 elements of value r * 10 + k.
+    {
+        const std::size_t total = std::size_t(npes) * std::size_t(npes + 1) / 2;
+        const std::size_t np = std::size_t(npes);
+        ushmem::symmetric<long> src(np), dst(total);
+        for (int k = 0; k <= me; ++k) src[std::size_t(k)] = me * 10L + k;
+        ushmem::barrier();
+        ushmem::collect(world, dst.local(), std::span<const long>(src.data(), std::size_t(me) + 1), 30s);
+        std::size_t at = 0;
+        for (int r = 0; r < npes; ++r)
+            for (int k = 0; k <= r; ++k) CHECK(dst[at++] == r * 10L + k);
+        CHECK(at == total);
+    }
+    // alltoalls: 2 elements per PE, source stride 2, destination stride 3.
+    {
+        const std::size_t per = 2, tot = per * std::size_t(npes);
+        ushmem::symmetric<std::int64_t> src(2 * tot), dst(3 * tot, -1);
+        for (std::size_t i = 0; i < tot; ++i) src[2 * i] = me * 100 + std::int64_t(i);
+        ushmem::barrier();
+        ushmem::alltoalls(world, dst.local(), 3, std::span<const std::int64_t>(src.local()), 2, per);
+        for (int r = 0; r < npes; ++r)
+            for (std::size_t j = 0; j < per; ++j) {
+                std::size_t i = std::size_t(r) * per + j;  // element from PE r
+                CHECK(dst[3 * i] == r * 100 + std::int64_t(std::size_t(me) * per + j));
+                CHECK(dst[3 * i + 1] == -1 && dst[3 * i + 2] == -1);
+            }
+        ushmem::barrier();
+    }
+    // Inclusive and exclusive prefix sums.
+    {
+        ushmem::symmetric<int> src(3), in(3), ex(3);
+        for (int k = 0; k < 3; ++k) src[std::size_t(k)] = (me + 1) * (k + 1);
+        ushmem::barrier();
+        ushmem::sum_inscan(world, in.local(), std::span<const int>(src.local()));
+        ushmem::sum_exscan(world, ex.local(), std::span<const int>(src.local()), 30s);
+        for (int k = 0; k < 3; ++k) {
+            CHECK(in[std::size_t(k)] == (me + 1) * (me + 2) / 2 * (k + 1));
+            CHECK(ex[std::size_t(k)] == me * (me + 1) / 2 * (k + 1));
+        }
+    }
+    // split_2d: rows of 2 columns.
+    {
+        auto [x, y] = world.split_2d(2);
+        CHECK(x.valid() && y.valid());
+        CHECK(x.my_pe() == me % 2 && y.my_pe() == me / 2);
+        CHECK(x.n_pes() == std::min(2, npes - (me / 2) * 2));
+        CHECK(y.n_pes() == (npes - me % 2 + 1) / 2);
+        CHECK(x.translate(x.my_pe(), world) == me && y.translate(0, world) == me % 2);
+        ushmem::symmetric<int> s(1, me), r(1);
+        ushmem::reduce<ushmem::reduce_op::sum>(y, r.local(), std::span<const int>(s.local()), 30s);
+        int want = 0;
+        for (int pe = me % 2; pe < npes; pe += 2) want += pe;
+        CHECK(r[0] == want);
+        x.sync(30s);
+        ushmem::barrier(y, 30s);
+    }
+    // Bounded forms that complete: quiet, events, value events, broadcast, fcollect, alltoall.
+    {
+        const std::size_t np = std::size_t(npes);
+        ushmem::symmetric<long> a(np), b(np * np);
+        int right = (me + 1) % npes;
+        std::vector<long> v(1, me + 5);
+        auto e = ushmem::put_async(a.on(right).subspan(std::size_t(me), 1), v);
+        e.wait(30s);
+        CHECK(e.test());
+        auto f = ushmem::fetch_add_async(a.at(0, right), 0L);
+        (void)f.get(30s);
+        ushmem::quiet(30s);
+        ushmem::quiet(right, 30s);
+        ushmem::sync_all(30s);
+        CHECK(a[std::size_t((me + npes - 1) % npes)] == (me + npes - 1) % npes + 5);
+        ushmem::barrier(30s);  // every PE has read `a` before the broadcast overwrites it
+        ushmem::symmetric<long> c(np);
+        ushmem::broadcast(world, c.local(), std::span<const long>(a.local()), 0, 30s);
+        for (std::size_t r = 0; r < np; ++r) CHECK(c[r] == (r + 1 == np ? npes + 4 : 0));  // PE 0's a
+        ushmem::fcollect(world, b.local(), std::span<const long>(c.local()), 30s);
+        for (std::size_t r = 0; r < np * np; ++r) CHECK(b[r] == c[r % np]);
+        ushmem::alltoall(world, a.local(), std::span<const long>(b.local()).first(np), 1, 30s);
+        for (std::size_t r = 0; r < np; ++r) CHECK(a[r] == c[std::size_t(me)]);
+        ushmem::barrier(30s);
+    }
+}
 } // namespace
 
 int main() {
@@ -319,6 +435,7 @@ int main() {
         test_batch();
         test_errors();
         test_collectives();
+        test_more_collectives();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "PE %d: unexpected exception: %s\n", me, e.what());
         ++failures;

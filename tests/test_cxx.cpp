@@ -101,3 +101,42 @@ TEST(CxxViews, UncheckedArithmetic) {
     EXPECT_THROW((void)s.subspan(4, 5), ushmem::invalid_argument);
     EXPECT_THROW((void)s[8], ushmem::invalid_argument);
 }
+
+// wait_limit: unbounded by default; any duration converts; negative durations clamp to zero (an
+// already-passed deadline still makes one attempt, then times out).
+static_assert(!ushmem::wait_limit{}.bounded());
+static_assert(std::is_convertible_v<std::chrono::milliseconds, ushmem::wait_limit>);
+static_assert(std::is_convertible_v<std::chrono::duration<double>, ushmem::wait_limit>);
+static_assert(!std::is_convertible_v<int, ushmem::wait_limit>);
+
+TEST(CxxTimeouts, WaitLimit) {
+    using namespace std::chrono_literals;
+    ushmem::wait_limit ms(3ms);
+    EXPECT_TRUE(ms.bounded());
+    EXPECT_EQ(ms.duration(), 3ms);
+    ushmem::wait_limit neg(-5s);
+    EXPECT_TRUE(neg.bounded());
+    EXPECT_EQ(neg.duration(), 0ns);
+    EXPECT_EQ(ushmem::wait_limit(std::chrono::duration<double>(0.5)).duration(), 500ms);
+}
+
+TEST(CxxTimeouts, PollUntilNamesTheTimeWaited) {
+    using namespace std::chrono_literals;
+    int polls = 0;
+    try {
+        ushmem::detail::poll_until(
+            ushmem::detail::clock::now(), 2ms, [&] { return ++polls < 0; },
+            [](std::chrono::nanoseconds elapsed) { throw ushmem::timeout_error(3, elapsed, "ushmem: test"); });
+        FAIL() << "no timeout";
+    } catch (const ushmem::timeout_error &e) {
+        EXPECT_EQ(e.pe(), 3);
+        EXPECT_GE(e.elapsed(), 2ms);
+        EXPECT_NE(std::string(e.what()).find("(PE 3, after "), std::string::npos);
+    }
+    EXPECT_GT(polls, 0);
+    int calls = 0;
+    ushmem::detail::poll_until(
+        ushmem::detail::clock::now(), 0ns, [&] { return ++calls == 1; },
+        [](std::chrono::nanoseconds) { throw std::logic_error("done at the first poll must not time out"); });
+    EXPECT_EQ(calls, 1);
+}

@@ -116,3 +116,31 @@ TEST(Env, FormatBytes) {
     EXPECT_EQ(format_bytes(4096), "4 KiB");
     EXPECT_EQ(format_bytes(100), "100 bytes");
 }
+
+TEST(Env, EditDistance) {
+    EXPECT_EQ(edit_distance("", ""), 0u);
+    EXPECT_EQ(edit_distance("abc", "abc"), 0u);
+    EXPECT_EQ(edit_distance("abc", "abd"), 1u);
+    EXPECT_EQ(edit_distance("abc", "ab"), 1u);
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(Env, UnknownVariablesGetTheClosestName) {
+    char e1[] = "USHMEM_DIRCT=0";             // a typo: suggestion
+    char e2[] = "SHMEM_SYMETRIC_SIZE=1G";     // a typo of a standard name
+    char e3[] = "USHMEM_DIRECT=1";            // known: nothing
+    char e4[] = "SMA_SYMMETRIC_SIZE=1G";      // deprecated spelling of a known one: nothing
+    char e5[] = "PATH=/bin";                  // not ours: nothing
+    char e6[] = "USHMEM_COMPLETELY_DIFFERENT_THING=1";  // nothing near: no suggestion
+    char e7[] = "SMA_DEBG=1";                 // deprecated prefix, typo: the SHMEM_ name
+    char *env[] = {e1, e2, e3, e4, e5, e6, e7, nullptr};
+    std::vector<std::string> w = unknown_env_warnings(env);
+    ASSERT_EQ(w.size(), 4u);
+    EXPECT_NE(w[0].find("USHMEM_DIRCT"), std::string::npos);
+    EXPECT_NE(w[0].find("did you mean USHMEM_DIRECT?"), std::string::npos);
+    EXPECT_NE(w[1].find("did you mean SHMEM_SYMMETRIC_SIZE?"), std::string::npos);
+    EXPECT_NE(w[2].find("USHMEM_COMPLETELY_DIFFERENT_THING"), std::string::npos);
+    EXPECT_EQ(w[2].find("did you mean"), std::string::npos);
+    EXPECT_NE(w[2].find("SHMEM_INFO=1"), std::string::npos);
+    EXPECT_NE(w[3].find("did you mean SHMEM_DEBUG?"), std::string::npos);
+}

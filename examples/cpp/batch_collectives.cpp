@@ -42,6 +42,15 @@ int main() {
     ok = ok && sum[0] == long(n) * (n - 1) / 2 && sum[1] == n;
     ushmem::fcollect(world, all.local(), std::span<const long>(x.local()));
     for (int pe = 0; pe < n; ++pe) ok = ok && all[2 * std::size_t(pe)] == pe;
+    // Prefix sums (exclusive: PE r gets the sum over PEs 0..r-1), bounded by a deadline.
+    ushmem::sum_exscan(world, sum.local(), std::span<const long>(x.local()), std::chrono::seconds(30));
+    ok = ok && sum[0] == long(me) * (me - 1) / 2 && sum[1] == me;
+    // A 2D grid of 2 columns: this PE's row and column.
+    {
+        auto [row, col] = world.split_2d(2);
+        ok = ok && row.my_pe() == me % 2 && col.my_pe() == me / 2;
+        col.sync(std::chrono::seconds(30));
+    }
 
     // A team of the even PEs; the odd ones get an invalid team.
     ushmem::team even = world.split_strided(0, 2, (n + 1) / 2);

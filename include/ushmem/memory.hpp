@@ -7,6 +7,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -58,6 +60,68 @@ inline std::string why_invalid(const void *p, std::size_t bytes, std::size_t ali
 }
 struct unchecked_t {};
 inline constexpr unchecked_t unchecked{};
+} // namespace detail
+
+// How long a blocking call may wait: any std::chrono::duration converts to it; the default,
+// wait_limit{}, is unbounded (the plain C routine, at no extra cost).
+class wait_limit {
+public:
+    constexpr wait_limit() = default;
+    template <class Rep, class Period>
+    constexpr wait_limit(std::chrono::duration<Rep, Period> d)  // NOLINT: implicit by design
+        : ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(d)) {
+        if (ns_.count() < 0) ns_ = std::chrono::nanoseconds(0);
+    }
+    constexpr bool bounded() const noexcept { return ns_.count() >= 0; }
+    constexpr std::chrono::nanoseconds duration() const noexcept { return ns_; }
+
+private:
+    std::chrono::nanoseconds ns_{-1};
+};
+
+namespace detail {
+using clock = std::chrono::steady_clock;
+
+// Polls done() until it holds or `limit` has passed since `start`; then calls fail(elapsed),
+// which must throw. Yields now and then: the PE that must act may share this core.
+template <class Done, class Fail>
+inline void poll_until(clock::time_point start, std::chrono::nanoseconds limit, Done done, Fail fail) {
+    const auto deadline = start + std::chrono::duration_cast<clock::duration>(limit);
+    for (unsigned i = 0;; ++i) {
+        if (done()) return;
+        const auto now = clock::now();
+        if (now >= deadline) {
+            fail(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start));
+            return;  // not reached: fail throws
+        }
+        if ((i & 15) == 15) std::this_thread::yield();
+    }
+}
+
+inline void check_coll(int rc, const char *what) {
+    if (rc != 0) throw transport_error(std::string("ushmem: ") + what + " failed");
+}
+
+// Runs the team collective call() (returning the C routine's int) under `limit`: unbounded, the C
+// routine alone; bounded, with a deadline for its waits (shmemx_coll_timeout_begin), and
+// timeout_error when it gave up. The time already used since `start` counts.
+template <class Call>
+inline void run_coll(shmem_team_t team, const char *what, wait_limit limit, Call call,
+                     clock::time_point start = clock::now()) {
+    if (!limit.bounded()) [[likely]]
+        return check_coll(call(), what);
+    const auto left = limit.duration() - (clock::now() - start);
+    shmemx_coll_timeout_begin(std::chrono::duration<double>(left).count());
+    const int rc = call();
+    if (shmemx_coll_timeout_end() != 0)
+        throw timeout_error(shmem_my_pe(), std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start),
+                            std::string("ushmem: ") + what + " on a team of " +
+                                std::to_string(shmem_team_n_pes(team)) +
+                                " PEs: not every member arrived before the deadline. The team's "
+                                "collective state is now undefined: use it for no further "
+                                "collective (end the job with shmem_global_exit)");
+    check_coll(rc, what);
+}
 } // namespace detail
 
 // Library lifetime: shmem_init (or shmem_init_thread) in the constructor, shmem_finalize in the

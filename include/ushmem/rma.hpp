@@ -11,14 +11,12 @@ namespace ushmem {
 // Completion of asynchronous operations to one PE (pe() >= 0) or of everything outstanding on a
 // context (pe() < 0, as a batch to several PEs returns). Two words, no allocation.
 //
-// wait() is shmem_pe_quiet (shmem_ctx_pe_quiet) of that one PE: it also completes other operations to the same
-// PE issued on the context, never those to other PEs. test() is implemented the same way (a
-// per-PE quiet), so it always returns true once it has returned; it exists so that code can poll
-// uniformly with value_event and future extensions.
-//
-// Completion of RMA cannot be interrupted: wait(timeout) completes the operations (the transport
-// bounds that time; a dead peer ends the job in the C layer) and never throws timeout_error.
-// Timeouts are reported by the waits on memory conditions (wait_until).
+// wait() is shmem_pe_quiet (shmem_ctx_pe_quiet) of that one PE: it also completes other operations
+// to the same PE issued on the context, never waits for those to other PEs. test() and
+// wait(timeout) poll shmemx_ctx_pe_test, a non-blocking per-PE quiet (a flush of that PE's
+// endpoint, started once and then tested): test() returns at once; wait(timeout) polls until
+// complete or throws timeout_error naming the PE still incomplete. The operations stay in flight
+// after a timeout: a later wait()/test()/quiet() completes them.
 class [[nodiscard]] event {
 public:
     event() = default;
@@ -35,12 +33,29 @@ public:
         }
     }
     bool test() const {
-        wait();
-        return true;
+        int incomplete = pe_;
+        return test(incomplete);
     }
-    template <class Rep, class Period> void wait(std::chrono::duration<Rep, Period>) const { wait(); }
+    void wait(wait_limit limit) const {
+        if (!limit.bounded()) return wait();
+        int incomplete = pe_;
+        detail::poll_until(detail::clock::now(), limit.duration(), [&] { return test(incomplete); },
+                           [&](std::chrono::nanoseconds elapsed) { throw_timeout(incomplete, elapsed); });
+    }
 
 private:
+    bool test(int &incomplete) const {
+        return shmemx_ctx_pe_test(ctx_, pe_ >= 0 ? &pe_ : nullptr, pe_ >= 0 ? 1 : 0, &incomplete) != 0;
+    }
+    [[noreturn, gnu::noinline, gnu::cold]] static void throw_timeout(int pe, std::chrono::nanoseconds elapsed) {
+        throw timeout_error(pe, elapsed,
+                            "ushmem: event::wait: operations issued to PE " + std::to_string(pe) +
+                                " are not complete before the deadline (issued: every operation "
+                                "to that PE on this context since its last quiet; completed: not "
+                                "yet acknowledged by the transport). They stay in flight; over an "
+                                "emulated transport (UCX_TLS=tcp) the target must progress "
+                                "(USHMEM_PROGRESS_THREAD)");
+    }
     shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;
     int pe_ = -1;
 };
@@ -62,8 +77,10 @@ public:
         ev_.wait();
         return value_;
     }
-    template <class Rep, class Period> T get(std::chrono::duration<Rep, Period> d) const {
-        ev_.wait(d);
+    // timeout_error (naming the PE) when not complete within `limit`.
+    void wait(wait_limit limit) const { ev_.wait(limit); }
+    T get(wait_limit limit) const {
+        ev_.wait(limit);
         return value_;
     }
 
@@ -124,6 +141,54 @@ inline event get_async(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHME
     detail::check_fits<T>(dst.size(), src.size(), "get_async");
     USHMEM_CXX_CALL2(shmem_getmem_nbi, shmem_ctx_getmem_nbi, dst.data(), src.data(), src.size_bytes(), src.pe());
     return {ctx, src.pe()};
+}
+
+// Strided (shmem_iput / shmem_iget): n elements, element i of the source at index i * stride of
+// the source, to index i * stride of the destination (strides in elements, >= 1). Blocking like
+// put/get. The C routine is the sized one (shmem_ctx_iputBITS), so any 1, 2, 4, 8 or 16-byte T works.
+namespace detail {
+template <std::size_t Bytes> struct sized_rma {
+    static_assert(Bytes == 0, "ushmem: iput/iget need an element of 1, 2, 4, 8 or 16 bytes");
+};
+#define USHMEM_CXX_SIZED(BITS, BYTES, _)                                                           \
+    template <> struct sized_rma<BYTES> {                                                          \
+        static void iput(shmem_ctx_t c, void *d, const void *s, std::ptrdiff_t ds,                 \
+                         std::ptrdiff_t ss, std::size_t n, int pe) {                               \
+            shmem_ctx_iput##BITS(c, d, s, ds, ss, n, pe);                                          \
+        }                                                                                          \
+        static void iget(shmem_ctx_t c, void *d, const void *s, std::ptrdiff_t ds,                 \
+                         std::ptrdiff_t ss, std::size_t n, int pe) {                               \
+            shmem_ctx_iget##BITS(c, d, s, ds, ss, n, pe);                                          \
+        }                                                                                          \
+    };
+USHMEM_RMA_SIZES(USHMEM_CXX_SIZED, _)
+#undef USHMEM_CXX_SIZED
+
+// n elements at `stride` must fit in `have`.
+inline void check_strided(std::size_t have, std::ptrdiff_t stride, std::size_t n, const char *what) {
+    if (stride < 1) [[unlikely]]
+        throw_invalid(std::string(what) + ": stride " + std::to_string(stride) + " must be >= 1");
+    if (n != 0 && (n - 1) * std::size_t(stride) + 1 > have) [[unlikely]]
+        throw_invalid(std::string(what) + ": " + std::to_string(n) + " elements at stride " +
+                      std::to_string(stride) + " need " +
+                      std::to_string((n - 1) * std::size_t(stride) + 1) + " elements, the span has " +
+                      std::to_string(have));
+}
+} // namespace detail
+
+template <class T>
+inline void iput(sym_span<T> dst, std::ptrdiff_t dst_stride, std::type_identity_t<std::span<const T>> src,
+                 std::ptrdiff_t src_stride, std::size_t n, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    detail::check_strided(dst.size(), dst_stride, n, "iput destination");
+    detail::check_strided(src.size(), src_stride, n, "iput source");
+    detail::sized_rma<sizeof(T)>::iput(ctx, dst.data(), src.data(), dst_stride, src_stride, n, dst.pe());
+}
+template <class T>
+inline void iget(std::span<T> dst, std::ptrdiff_t dst_stride, sym_span<T> src, std::ptrdiff_t src_stride,
+                 std::size_t n, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    detail::check_strided(dst.size(), dst_stride, n, "iget destination");
+    detail::check_strided(src.size(), src_stride, n, "iget source");
+    detail::sized_rma<sizeof(T)>::iget(ctx, dst.data(), src.data(), dst_stride, src_stride, n, src.pe());
 }
 
 enum class signal_op : int { set = SHMEM_SIGNAL_SET, add = SHMEM_SIGNAL_ADD };
@@ -265,9 +330,27 @@ inline void quiet(int pe, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     if (ctx == SHMEM_CTX_DEFAULT) shmem_pe_quiet(&pe, 1);
     else shmem_ctx_pe_quiet(ctx, &pe, 1);
 }
+// Bounded: timeout_error naming a PE whose operations are still incomplete.
+inline void quiet(wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) { event(ctx, -1).wait(limit); }
+inline void quiet(int pe, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    detail::check_pe(pe, "quiet");
+    event(ctx, pe).wait(limit);
+}
 inline void fence(shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) { shmem_ctx_fence(ctx); }
-inline void barrier() { shmem_barrier_all(); }
-inline void sync_all() { shmem_sync_all(); }
+
+// shmem_barrier_all (quiet, then every PE arrives) and shmem_sync_all (arrival only). Bounded,
+// the quiet and the arrival share the limit: timeout_error names the incomplete PE (quiet) or
+// this PE (arrival), and after an arrival timeout the world team's collective state is undefined.
+inline void barrier(wait_limit limit = {}) {
+    if (!limit.bounded()) [[likely]]
+        return shmem_barrier_all();
+    const auto start = detail::clock::now();
+    event(SHMEM_CTX_DEFAULT, -1).wait(limit);
+    detail::run_coll(SHMEM_TEAM_WORLD, "barrier", limit, [] { shmem_sync_all(); return 0; }, start);
+}
+inline void sync_all(wait_limit limit = {}) {
+    detail::run_coll(SHMEM_TEAM_WORLD, "sync_all", limit, [] { shmem_sync_all(); return 0; });
+}
 
 enum class cmp : int {
     eq = SHMEM_CMP_EQ,
@@ -287,25 +370,17 @@ template <class T> inline bool test(T &ivar, cmp c, std::type_identity_t<T> valu
     static_assert(p2p_type<T>, "ushmem: test is not supported for this type");
     return shmem_test(&ivar, int(c), value) != 0;
 }
-// With a deadline: polls shmem_test (which progresses the transport); throws timeout_error
-// naming this PE and the time waited.
-template <class T, class Rep, class Period>
-inline void wait_until(T &ivar, cmp c, std::type_identity_t<T> value,
-                       std::chrono::duration<Rep, Period> timeout) {
+// Bounded: polls shmem_test (which progresses the transport); throws timeout_error naming this
+// PE and the time waited.
+template <class T> inline void wait_until(T &ivar, cmp c, std::type_identity_t<T> value, wait_limit limit) {
     static_assert(p2p_type<T>, "ushmem: wait_until is not supported for this type");
-    using clock = std::chrono::steady_clock;
-    auto start = clock::now();
-    auto deadline = start + std::chrono::duration_cast<clock::duration>(timeout);
-    for (unsigned i = 0;; ++i) {
-        if (shmem_test(&ivar, int(c), value)) return;
-        if ((i & 63) == 63) {
-            auto now = clock::now();
-            if (now >= deadline)
-                throw timeout_error(shmem_my_pe(), now - start,
-                                    "ushmem: wait_until: condition not met before the deadline");
-            std::this_thread::yield();
-        }
-    }
+    if (!limit.bounded()) return wait_until(ivar, c, value);
+    detail::poll_until(detail::clock::now(), limit.duration(),
+                       [&] { return shmem_test(&ivar, int(c), value) != 0; },
+                       [](std::chrono::nanoseconds elapsed) {
+                           throw timeout_error(shmem_my_pe(), elapsed,
+                                               "ushmem: wait_until: condition not met before the deadline");
+                       });
 }
 // The same on element i of a symmetric array.
 template <class T, class... A>

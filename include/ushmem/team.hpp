@@ -1,7 +1,7 @@
 // ushmem C++ API: teams and typed collectives over spans.
 #pragma once
 
-#include <ushmem/memory.hpp>
+#include <ushmem/rma.hpp>
 
 #include <utility>
 
@@ -47,8 +47,18 @@ public:
                                   std::to_string(stride) + ", " + std::to_string(size) + ") failed");
         return team(t, true);
     }
-    void sync() const {
-        if (shmem_team_sync(h_) != 0) throw transport_error("ushmem: team sync failed");
+    // Collective over this team: split into a 2D grid of `xrange` columns. Every member gets an
+    // x team (its row: the PEs with the same y) and a y team (its column).
+    std::pair<team, team> split_2d(int xrange) const {
+        shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
+        if (shmem_team_split_2d(h_, xrange, nullptr, 0, &x, nullptr, 0, &y) != 0)
+            throw transport_error("ushmem: team split_2d(" + std::to_string(xrange) + ") failed");
+        return {team(x, true), team(y, true)};
+    }
+    // shmem_team_sync. Bounded: timeout_error naming this PE; the team's collective state is then
+    // undefined (see docs/cpp.md, "Timeouts").
+    void sync(wait_limit limit = {}) const {
+        detail::run_coll(h_, "team sync", limit, [h = h_] { return shmem_team_sync(h); });
     }
 
 private:
@@ -104,43 +114,77 @@ private:
 };
 
 namespace detail {
-inline void check_coll(int rc, const char *what) {
-    if (rc != 0) throw transport_error(std::string("ushmem: ") + what + " failed");
-}
 inline void check_local_sym(const void *p, std::size_t bytes, const char *what) {
     std::string why = why_invalid(p, bytes ? bytes : 1, 1, shmem_my_pe());
     if (!why.empty()) throw_invalid(std::string(what) + ": " + why);
 }
 } // namespace detail
 
-// Collectives. dest and source are symmetric arrays (spans over symmetric<T>::local()).
+// Collectives. dest and source are symmetric arrays (spans over symmetric<T>::local()). Each
+// takes a last, optional wait_limit: bounded, a collective still waiting for other members when it
+// passes throws timeout_error naming this PE, and the team's collective state is then undefined.
 template <class T>
-inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, int root) {
+inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, int root,
+                      wait_limit limit = {}) {
     detail::check_fits<T>(dest.size(), src.size(), "broadcast");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "broadcast dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "broadcast source");
     if (unsigned(root) >= unsigned(t.n_pes())) detail::throw_invalid("broadcast: bad root");
-    detail::check_coll(shmem_broadcastmem(t.handle(), dest.data(), src.data(), src.size_bytes(), root),
-                       "broadcast");
+    detail::run_coll(t.handle(), "broadcast", limit, [&] {
+        return shmem_broadcastmem(t.handle(), dest.data(), src.data(), src.size_bytes(), root);
+    });
 }
 // dest receives n_pes() * src.size() elements, in team PE order.
-template <class T> inline void fcollect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src) {
+template <class T>
+inline void fcollect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                     wait_limit limit = {}) {
     detail::check_fits<T>(dest.size(), src.size() * std::size_t(t.n_pes()), "fcollect");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "fcollect dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "fcollect source");
-    detail::check_coll(shmem_fcollectmem(t.handle(), dest.data(), src.data(), src.size_bytes()),
-                       "fcollect");
+    detail::run_coll(t.handle(), "fcollect", limit, [&] {
+        return shmem_fcollectmem(t.handle(), dest.data(), src.data(), src.size_bytes());
+    });
+}
+// Variable sizes: each PE contributes src.size() elements (may differ between PEs); dest receives
+// their concatenation in team PE order and must hold the total (not checkable locally: only its
+// symmetry is).
+template <class T>
+inline void collect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                    wait_limit limit = {}) {
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "collect dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "collect source");
+    detail::run_coll(t.handle(), "collect", limit, [&] {
+        return shmem_collectmem(t.handle(), dest.data(), src.data(), src.size_bytes());
+    });
 }
 // Each PE sends `per_pe` elements to every PE: src and dest hold n_pes() * per_pe elements.
 template <class T>
-inline void alltoall(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, std::size_t per_pe) {
+inline void alltoall(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                     std::size_t per_pe, wait_limit limit = {}) {
     std::size_t total = per_pe * std::size_t(t.n_pes());
     detail::check_fits<T>(dest.size(), total, "alltoall dest");
     detail::check_fits<T>(src.size(), total, "alltoall source");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "alltoall dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "alltoall source");
-    detail::check_coll(shmem_alltoallmem(t.handle(), dest.data(), src.data(), per_pe * sizeof(T)),
-                       "alltoall");
+    detail::run_coll(t.handle(), "alltoall", limit, [&] {
+        return shmem_alltoallmem(t.handle(), dest.data(), src.data(), per_pe * sizeof(T));
+    });
+}
+// Strided alltoall (shmem_alltoalls): `per_pe` elements to every PE; element j for PE k is read
+// at src[(k * per_pe + j) * src_stride] and lands at dest[(me * per_pe + j) * dst_stride] there
+// (strides in elements, >= 1). T from the standard RMA type table.
+template <class T>
+inline void alltoalls(const team &t, std::span<T> dest, std::ptrdiff_t dst_stride,
+                      std::type_identity_t<std::span<const T>> src, std::ptrdiff_t src_stride,
+                      std::size_t per_pe, wait_limit limit = {}) {
+    const std::size_t total = per_pe * std::size_t(t.n_pes());
+    detail::check_strided(dest.size(), dst_stride, total, "alltoalls dest");
+    detail::check_strided(src.size(), src_stride, total, "alltoalls source");
+    detail::check_local_sym(dest.data(), dest.size_bytes(), "alltoalls dest");
+    detail::check_local_sym(src.data(), src.size_bytes(), "alltoalls source");
+    detail::run_coll(t.handle(), "alltoalls", limit, [&] {
+        return shmem_alltoalls(t.handle(), dest.data(), src.data(), dst_stride, src_stride, per_pe);
+    });
 }
 
 enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
@@ -148,7 +192,8 @@ enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
 // Element-wise reduction of src over the team into dest (both src.size() elements). The C
 // routine is chosen by overload on T; an operation the tables do not give T fails to compile.
 template <reduce_op Op, class T>
-inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src) {
+inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                   wait_limit limit = {}) {
     detail::check_fits<T>(dest.size(), src.size(), "reduce");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "reduce dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "reduce source");
@@ -156,17 +201,44 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
     T *d = dest.data();
     const T *s = src.data();
     std::size_t n = src.size();
-    int rc;
-    if constexpr (Op == reduce_op::sum) rc = shmem_sum_reduce(h, d, s, n);
-    else if constexpr (Op == reduce_op::prod) rc = shmem_prod_reduce(h, d, s, n);
-    else if constexpr (Op == reduce_op::min) rc = shmem_min_reduce(h, d, s, n);
-    else if constexpr (Op == reduce_op::max) rc = shmem_max_reduce(h, d, s, n);
-    else if constexpr (Op == reduce_op::bit_and) rc = shmem_and_reduce(h, d, s, n);
-    else if constexpr (Op == reduce_op::bit_or) rc = shmem_or_reduce(h, d, s, n);
-    else rc = shmem_xor_reduce(h, d, s, n);
-    detail::check_coll(rc, "reduce");
+    detail::run_coll(h, "reduce", limit, [&] {
+        if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
+        else if constexpr (Op == reduce_op::prod) return shmem_prod_reduce(h, d, s, n);
+        else if constexpr (Op == reduce_op::min) return shmem_min_reduce(h, d, s, n);
+        else if constexpr (Op == reduce_op::max) return shmem_max_reduce(h, d, s, n);
+        else if constexpr (Op == reduce_op::bit_and) return shmem_and_reduce(h, d, s, n);
+        else if constexpr (Op == reduce_op::bit_or) return shmem_or_reduce(h, d, s, n);
+        else return shmem_xor_reduce(h, d, s, n);
+    });
 }
 
-inline void barrier(const team &t) { t.sync(); }
+// Prefix sums over the team in PE order (shmem_sum_inscan / shmem_sum_exscan): element-wise,
+// dest on PE r receives the sum of src over PEs 0..r (inclusive) or 0..r-1 (exclusive; zero on
+// PE 0). T from the arithmetic reduction table.
+template <bool Inclusive, class T>
+inline void sum_scan(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                     wait_limit limit) {
+    const char *what = Inclusive ? "sum_inscan" : "sum_exscan";
+    detail::check_fits<T>(dest.size(), src.size(), what);
+    detail::check_local_sym(dest.data(), dest.size_bytes(), what);
+    detail::check_local_sym(src.data(), src.size_bytes(), what);
+    detail::run_coll(t.handle(), what, limit, [&] {
+        if constexpr (Inclusive) return shmem_sum_inscan(t.handle(), dest.data(), src.data(), src.size());
+        else return shmem_sum_exscan(t.handle(), dest.data(), src.data(), src.size());
+    });
+}
+template <class T>
+inline void sum_inscan(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                       wait_limit limit = {}) {
+    sum_scan<true, T>(t, dest, src, limit);
+}
+template <class T>
+inline void sum_exscan(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
+                       wait_limit limit = {}) {
+    sum_scan<false, T>(t, dest, src, limit);
+}
+
+// shmem_team_sync (arrival only: no quiet).
+inline void barrier(const team &t, wait_limit limit = {}) { t.sync(limit); }
 
 } // namespace ushmem

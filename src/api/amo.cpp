@@ -22,14 +22,14 @@ template <class T>
 inline T fetching(const char *r, core::context &c, amo op, const T *dest, T v, T cmp, int pe) {
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_amo_fetch, sizeof(T));
     return std::bit_cast<T>(core::amo_fetching<bits_t<T>>(r, c, op, dest, bits(v), bits(cmp), pe));
 }
 
 template <class T> inline void post(const char *r, core::context &c, amo op, T *dest, T v, int pe) {
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_amo, sizeof(T));
     core::amo_post<bits_t<T>>(r, c, op, dest, bits(v), pe);
 }
 
@@ -37,7 +37,7 @@ template <class T>
 inline void nbi(const char *r, core::context &c, amo op, T *fetch, const T *dest, T v, T cmp, int pe) {
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_amo_fetch, sizeof(T));
     if (USHMEM_UNLIKELY(fetch == nullptr))
         core::fatal(r, "fetch is a null pointer; pass the local address that receives the old value");
     core::amo_nbi<bits_t<T>>(r, c, op, fetch, dest, bits(v), bits(cmp), pe);

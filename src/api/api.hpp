@@ -4,6 +4,7 @@
 #include <shmem.h>
 
 #include "core/runtime.hpp"
+#include "core/stats.hpp"
 #include "core/team.hpp"
 
 #include <climits>
@@ -60,26 +61,26 @@ USHMEM_HOT std::size_t bytes_of(const char *routine, std::size_t nelems, std::si
 USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_put_nbi : core::stats::k_put, nelems * elem);
     core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
 }
 
 USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_get_nbi : core::stats::k_get, nelems * elem);
     core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
 }
 
 template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v, int pe) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_put, sizeof(T));
     core::put(r, c, d, &v, sizeof(T), pe, false);
 }
 
 template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, int pe) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_get, sizeof(T));
     T v;
     core::get(r, c, &v, s, sizeof(T), pe, false);
     return v;
@@ -88,7 +89,7 @@ template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, i
 inline void iput(const char *r, core::context &c, void *d, const void *s, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_put_strided, bsize * nblocks * elem);
     bytes_of(r, bsize, elem);
     core::put_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
 }
@@ -96,7 +97,7 @@ inline void iput(const char *r, core::context &c, void *d, const void *s, std::p
 inline void iget(const char *r, core::context &c, void *d, const void *s, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     core::check_running(r);
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_get_strided, bsize * nblocks * elem);
     bytes_of(r, bsize, elem);
     core::get_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
 }

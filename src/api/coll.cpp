@@ -63,6 +63,9 @@ template <class T> void op_xor(void *a, const void *x, std::size_t n) {
 // ---- argument checks -----------------------------------------------------------------------------
 
 void check_sym(const char *r, const char *what, const void *p, std::size_t bytes) {
+    // A zero-length collective touches no memory: its buffers may be anything, NULL included
+    // (public test suites pass NULL with nelems 0).
+    if (bytes == 0) return;
     core::seg_id s;
     std::size_t off;
     core::locate_or_fail(r, what, p, bytes, rt.me, s, off);
@@ -85,6 +88,7 @@ std::size_t total(const char *r, std::size_t nelems, std::size_t elem, int n) {
 
 int broadcast(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
               std::size_t elem, int root) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t bytes = api::bytes_of(r, nelems, elem);
@@ -96,6 +100,7 @@ int broadcast(const char *r, shmem_team_t team, void *dest, const void *src, std
 
 int fcollect(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
              std::size_t elem) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t bytes = api::bytes_of(r, nelems, elem);
@@ -107,6 +112,7 @@ int fcollect(const char *r, shmem_team_t team, void *dest, const void *src, std:
 
 int collect(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
             std::size_t elem) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t bytes = api::bytes_of(r, nelems, elem);
@@ -118,6 +124,7 @@ int collect(const char *r, shmem_team_t team, void *dest, const void *src, std::
 
 int alltoall(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
              std::size_t elem) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t all = total(r, nelems, elem, t->n);
@@ -129,6 +136,7 @@ int alltoall(const char *r, shmem_team_t team, void *dest, const void *src, std:
 
 int alltoalls(const char *r, shmem_team_t team, void *dest, const void *src, std::ptrdiff_t dst,
               std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     if (dst < 1 || sst < 1) core::fatal(r, "strides dst %td and sst %td must be >= 1", dst, sst);
@@ -143,6 +151,7 @@ int alltoalls(const char *r, shmem_team_t team, void *dest, const void *src, std
 
 int reduce(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
            core::reduce_op op) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t bytes = api::bytes_of(r, nelems, op.elem);
@@ -155,6 +164,7 @@ int reduce(const char *r, shmem_team_t team, void *dest, const void *src, std::s
 
 int scan(const char *r, shmem_team_t team, void *dest, const void *src, std::size_t nelems,
          core::reduce_op op, bool inclusive) {
+    core::stats::timed timing(core::stats::t_coll);
     core::team *t = api::team_of(r, team);
     if (!t) return -1;
     std::size_t bytes = api::bytes_of(r, nelems, op.elem);
@@ -172,6 +182,7 @@ core::active_set as_of(int start, int log_stride, int size) { return {start, log
 void as_reduce(const char *r, void *dest, const void *src, int nreduce, int start, int log_stride,
                int size, void *pwrk, long *psync, core::reduce_op op) {
     core::check_running(r);
+    core::stats::timed timing(core::stats::t_coll);
     if (nreduce < 0) core::fatal(r, "nreduce %d is negative", nreduce);
     std::size_t n = std::size_t(nreduce), bytes = n * op.elem;
     check_sym(r, "dest", dest, bytes);
@@ -192,17 +203,20 @@ static_assert(SHMEM_REDUCE_MIN_WRKDATA_SIZE >= 2 * (core::ctr::max_regions + 1),
 USHMEM_DEF(int, shmem_team_sync, (shmem_team_t team)) {
     core::team *t = api::team_of("shmem_team_sync", team);
     if (!t) return -1;
+    core::stats::timed timing(core::stats::t_coll);
     core::team_sync("shmem_team_sync", *t);
     return 0;
 }
 
 USHMEM_DEF(void, shmem_sync, (int PE_start, int logPE_stride, int PE_size, long *pSync)) {
     core::check_running("shmem_sync");
+    core::stats::timed timing(core::stats::t_coll);
     core::barrier_as("shmem_sync", as_of(PE_start, logPE_stride, PE_size), pSync, false);
 }
 
 USHMEM_DEF(void, shmem_barrier, (int PE_start, int logPE_stride, int PE_size, long *pSync)) {
     core::check_running("shmem_barrier");
+    core::stats::timed timing(core::stats::t_coll);
     core::barrier_as("shmem_barrier", as_of(PE_start, logPE_stride, PE_size), pSync, true);
 }
 

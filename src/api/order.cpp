@@ -11,17 +11,31 @@ USHMEM_DEF(void, shmem_fence, (void)) {
 
 USHMEM_DEF(void, shmem_ctx_fence, (shmem_ctx_t ctx)) {
     core::check_running("shmem_ctx_fence");
+    if (ctx == SHMEM_CTX_INVALID) return;  // specified as no operation
     core::fence("shmem_ctx_fence", api::ctx_of("shmem_ctx_fence", ctx));
 }
 
+namespace {
+// Quiet with statistics on, timed. Out of line, so that shmem_quiet keeps no stack frame when
+// statistics are off: the cost is then one predictable branch.
+[[gnu::noinline, gnu::cold]] void quiet_timed(const char *r, core::context &c) {
+    core::stats::timed t(core::stats::t_quiet);
+    core::quiet(r, c);
+}
+} // namespace
+
 USHMEM_DEF(void, shmem_quiet, (void)) {
     core::check_running("shmem_quiet");
+    if (USHMEM_UNLIKELY(core::stats::enabled)) return quiet_timed("shmem_quiet", rt.default_ctx);
     core::quiet("shmem_quiet", rt.default_ctx);
 }
 
 USHMEM_DEF(void, shmem_ctx_quiet, (shmem_ctx_t ctx)) {
     core::check_running("shmem_ctx_quiet");
-    core::quiet("shmem_ctx_quiet", api::ctx_of("shmem_ctx_quiet", ctx));
+    if (ctx == SHMEM_CTX_INVALID) return;  // specified as no operation
+    core::context &c = api::ctx_of("shmem_ctx_quiet", ctx);
+    if (USHMEM_UNLIKELY(core::stats::enabled)) return quiet_timed("shmem_ctx_quiet", c);
+    core::quiet("shmem_ctx_quiet", c);
 }
 
 namespace {
@@ -47,10 +61,12 @@ USHMEM_DEF(void, shmem_ctx_pe_quiet, (shmem_ctx_t ctx, const int *target_pes, si
 
 USHMEM_DEF(void, shmem_barrier_all, (void)) {
     core::check_running("shmem_barrier_all");
+    core::stats::timed t(core::stats::t_coll);
     core::barrier_all("shmem_barrier_all", true);
 }
 
 USHMEM_DEF(void, shmem_sync_all, (void)) {
     core::check_running("shmem_sync_all");
+    core::stats::timed t(core::stats::t_coll);
     core::barrier_all("shmem_sync_all", false);
 }

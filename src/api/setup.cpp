@@ -1,5 +1,6 @@
 // Library setup, exit and query routines; the predefined handles.
 #include "api/api.hpp"
+#include "core/info.hpp"
 
 #include <shmemx.h>
 
@@ -118,4 +119,15 @@ USHMEM_DEF(int, shmemx_pe_is_direct, (int pe)) {
 USHMEM_DEF(size_t, shmemx_heap_page_size, (void)) {
     core::check_running("shmemx_heap_page_size");
     return rt.seg[core::seg_heap].page_size;
+}
+
+USHMEM_DEF(size_t, shmemx_info, (int json, int header, char *buf, size_t len)) {
+    core::check_running("shmemx_info");
+    std::string report = core::info_report("shmemx_info", json != 0, header != 0);
+    if (buf && len) {
+        std::size_t n = report.size() < len ? report.size() : len - 1;
+        std::memcpy(buf, report.data(), n);
+        buf[n] = '\0';
+    }
+    return report.size();
 }

@@ -11,7 +11,7 @@ inline void do_put_signal(const char *r, core::context &c, void *d, const void *
                        bool nbi) {
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_put_signal, nelems * elem);
     core::put_signal(r, c, d, s, api::bytes_of(r, nelems, elem), sig, signal, op, pe, nbi);
 }
 } // namespace
@@ -43,7 +43,7 @@ inline void update_signal(const char *r, core::context &c, uint64_t *sig, uint64
                           core::sig_op op, int pe) {
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
-    core::check_pe(r, pe);
+    core::stats::check_pe_and_count(r, pe, core::stats::k_signal, sizeof(uint64_t));
     core::signal_update(r, c, sig, signal, op, pe);
 }
 } // namespace

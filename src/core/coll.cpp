@@ -4,6 +4,7 @@
 // is reached through the direct mapping (same node), plain loads and stores into the members'
 // buffers. See team.hpp for the signalling model and docs/collectives.md for the algorithms.
 #include "core/team.hpp"
+#include "core/timed.hpp"
 
 #include "core/log.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace ushmem::core {

@@ -1,6 +1,9 @@
 #include "core/env.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -153,6 +156,55 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
 #include "core/env_defs.h"
 #undef USHMEM_ENV
     return true;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    // Levenshtein distance, one row at a time (names are short).
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+std::vector<std::string> unknown_env_warnings(char *const *environ_) {
+    // Only our own prefixes: a misspelt USHMEM_/SHMEM_ variable otherwise silently does nothing.
+    // SMA_X is the specification's deprecated spelling of SHMEM_X and is compared as SHMEM_X.
+    std::vector<std::string> out;
+    for (char *const *e = environ_; e && *e; ++e) {
+        std::string_view entry(*e);
+        std::string name(entry.substr(0, entry.find('=')));
+        std::string canonical = name;
+        if (name.rfind("SMA_", 0) == 0) canonical = "SHMEM_" + name.substr(4);
+        else if (name.rfind("USHMEM_", 0) != 0 && name.rfind("SHMEM_", 0) != 0) continue;
+        const env_var *best = nullptr;
+        std::size_t best_d = SIZE_MAX;
+        bool known = false;
+        for (const env_var &v : env_table()) {
+            if (canonical == v.name) {
+                known = true;
+                break;
+            }
+            std::size_t d = edit_distance(canonical, v.name);
+            if (d < best_d) best_d = d, best = &v;
+        }
+        if (known) continue;
+        std::string msg = "environment variable " + name + " is not a ushmem setting and is ignored";
+        // Suggest a name only when it is plausibly a typo: at most a third of the name differs.
+        if (best && best_d <= std::max<std::size_t>(2, canonical.size() / 3))
+            msg += "; did you mean " + std::string(best->name) + "?";
+        else
+            msg += " (SHMEM_INFO=1 lists every setting)";
+        out.push_back(std::move(msg));
+    }
+    return out;
 }
 
 std::string format_bytes(std::size_t b) {

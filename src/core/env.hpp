@@ -34,6 +34,7 @@ struct settings {
     bool hugepage_notice = true;
     long quiet_ep_max = 16;
     double wait_timeout = 0;
+    bool stats = false;
     // Teams and collectives (core/team.cpp, core/coll.cpp).
     long max_teams = 64;
     std::size_t team_scratch = 0;

@@ -22,6 +22,8 @@ USHMEM_ENV(hugepage_notice, "USHMEM_HUGEPAGE_NOTICE", boolean, "1",
            "Print a one-line notice when the heap could not get huge pages.")
 USHMEM_ENV(quiet_ep_max, "USHMEM_QUIET_EP_MAX", integer, "16",
            "Quiet flushes each PE with outstanding operations up to this many PEs, and the whole UCX worker above it.")
+USHMEM_ENV(stats, "USHMEM_STATS", boolean, "0",
+           "Count operations and bytes per kind and target PE, and time quiet, waits and collectives; every PE prints its table at finalize. Off: no measurable cost.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
 USHMEM_ENV(ctx_workers, "USHMEM_CTX_WORKERS", boolean, "1",

@@ -21,6 +21,8 @@ void quiet_slow(const char *routine, context &c) {
     ucs_status_t st;
     const ucp_worker_h w = worker_of(c);
     const std::vector<peer> &peers = c.lanes ? c.lanes->peers : rt.peers;
+    // Flags cleared before the flush: see context::note_pending.
+    for (int pe : c.pending_list) __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);
     if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
         st = transport::flush_worker(w);
     } else {
@@ -40,7 +42,6 @@ void quiet_slow(const char *routine, context &c) {
             if (s2 != UCS_OK) st = s2;
         }
     }
-    for (int pe : c.pending_list) c.pending[std::size_t(pe)] = 0;
     c.pending_list.clear();
     if (st == UCS_OK) st = transport::take_async_error();
     if (st != UCS_OK) fail_flush(routine, st);
@@ -48,12 +49,13 @@ void quiet_slow(const char *routine, context &c) {
 
 void pe_quiet(const char *routine, context &c, int pe) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
-    if (!c.pending[std::size_t(pe)]) return;
+    if (!__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) return;
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
+    if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
     ucp_ep_h ep = (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+    __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush
     ucs_status_t st = transport::flush_eps(&ep, 1, worker_of(c));
-    c.pending[std::size_t(pe)] = 0;
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();
@@ -64,10 +66,32 @@ void pe_quiet(const char *routine, context &c, int pe) {
     if (st != UCS_OK) fail_flush(routine, st);
 }
 
-void fence(const char *, context &c) {
+void fence(const char *routine, context &c) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
-    // UCX orders operations issued after a worker fence behind those issued before it.
-    if (!c.pending_list.empty()) transport::fence(worker_of(c));
+    if (c.pending_list.empty()) return;
+    // UCX orders operations issued after a worker fence behind those issued before it, but a
+    // later direct store or CPU atomic bypasses UCX: when a PE with UCX operations outstanding
+    // may also be reached directly (its heap mapped here while its static data goes through
+    // UCX, USHMEM_STATIC_DATA=0), only completing them orders what follows. Found by
+    // mpi_tests/stress.c (put to static data, fence, atomic set of a heap flag).
+    if (rt.cfg.direct) {
+        std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
+        if (c.thread_safe) g.lock();  // other threads may append to the list
+        for (int pe : c.pending_list) {
+            const peer &p = rt.peers[std::size_t(pe)];
+            for (int s = 0; s < seg_count; ++s) {
+                if (!rt.seg[s].mem.memh) continue;
+                // Decide an unused segment's route now (once per peer) rather than guess.
+                if (p.how[s] == route::unresolved) resolve(routine, pe, seg_id(s));
+                if (p.how[s] == route::direct) {
+                    if (g.owns_lock()) g.unlock();
+                    quiet_slow(routine, c);
+                    return;
+                }
+            }
+        }
+    }
+    transport::fence(worker_of(c));
 }
 
 } // namespace ushmem::core

@@ -2,7 +2,9 @@
 #include "core/runtime.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/info.hpp"
 #include "core/segments.hpp"
+#include "core/stats.hpp"
 #include "core/team.hpp"
 
 #include <sched.h>
@@ -242,15 +244,25 @@ void *direct_pointer(const void *addr, int pe) {
     return p.how[s] == route::direct ? p.direct[s] + off : nullptr;
 }
 
+namespace {
+// Polls of a blocked wait before it starts yielding the core: none when the node has more PEs
+// than hardware threads (the PE we wait for may need this very core), else a short spin.
+unsigned long g_spin_before_yield = 256;
+} // namespace
+
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg) {
     // Oversubscribed nodes (more PEs than cores) are the norm in tests: after a short spin give
     // the core away, or the PE we wait for may not run at all.
     const double timeout = rt.cfg.wait_timeout;
     const double start = timeout > 0 ? now_seconds() : 0;
+    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
     for (unsigned long i = 0;; ++i) {
-        if (cond(arg)) return;
+        if (cond(arg)) {
+            if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
+            return;
+        }
         transport::progress();
-        if (i > 256) sched_yield();
+        if (i > g_spin_before_yield) sched_yield();
         if (timeout > 0 && (i & 1023) == 0 && now_seconds() - start > timeout) {
             // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
             std::string pending;
@@ -312,8 +324,13 @@ int init(const char *routine, const void *comm, int requested) {
     rt.me = job.rank;
     rt.npes = job.size;
     rt.node_of = job.node_of;
+    {
+        const unsigned hw = std::thread::hardware_concurrency();
+        g_spin_before_yield = (hw && unsigned(job.local_size) > hw) ? 0 : 256;
+    }
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
     if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
+    stats::start(rt.npes, rt.cfg.stats);
     if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     rt.progress_thread = needs_progress_thread();
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
@@ -325,6 +342,7 @@ int init(const char *routine, const void *comm, int requested) {
     bootstrap::allgatherv(addr.data(), addr.size(), rt.worker_addrs, rt.worker_addr_offsets);
     map_heap(routine);
     map_static(routine);
+    restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
     rt.peers.assign(std::size_t(rt.npes), peer{});
     rt.default_ctx.reset(rt.npes, mt);
 
@@ -341,10 +359,14 @@ int init(const char *routine, const void *comm, int requested) {
     rt.init_count = 1;
     if (rt.progress_thread) {
         std::string cpus = progress_thread_cpus(job.local_rank, job.local_size);
+        progress_thread_binding = cpus;
         g_progress_stop = false;
         g_progress = std::thread(progress_loop, cpus);
     }
-    if (rt.me == 0) print_info();
+    if (rt.me == 0) {
+        print_info();
+        for (const std::string &w : unknown_env_warnings(environ)) notice("%s", w.c_str());
+    }
     static bool atexit_registered = false;
     if (!atexit_registered) {
         std::atexit(atexit_handler);
@@ -358,6 +380,7 @@ int init(const char *routine, const void *comm, int requested) {
 void finalize(const char *routine) {
     if (rt.state != lib_state::running) return;  // idempotent
     if (--rt.init_count > 0) return;             // one finalize per init
+    stats::report(rt.me, rt.npes);  // before the final barrier, whose waits are not the program's
     // Everyone's operations to us are complete once everyone passed this barrier; our barrier
     // signals themselves must be delivered before the endpoints go away.
     std::vector<context *> owners;

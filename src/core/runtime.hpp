@@ -82,12 +82,16 @@ struct context {
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
     }
+    // Relaxed atomic accesses to pending[] (plain loads and stores on x86-64): under
+    // SHMEM_THREAD_MULTIPLE another thread's quiet clears the flags, under the lock, before it
+    // flushes, so an operation whose flag was seen set is covered by that flush, and one that
+    // sees it clear takes the lock and is listed again (found by the TSan stage).
     void note_pending(int pe) {
-        if (USHMEM_LIKELY(pending[std::size_t(pe)])) return;
+        if (USHMEM_LIKELY(__atomic_load_n(&pending[std::size_t(pe)], __ATOMIC_RELAXED))) return;
         if (thread_safe) {
             std::lock_guard<std::mutex> g(lock);
             if (pending[std::size_t(pe)]) return;
-            pending[std::size_t(pe)] = 1;
+            __atomic_store_n(&pending[std::size_t(pe)], 1, __ATOMIC_RELAXED);
             pending_list.push_back(pe);
         } else {
             pending[std::size_t(pe)] = 1;
@@ -193,8 +197,10 @@ USHMEM_HOT void put(const char *routine, context &c, void *dest, const void *src
                 int pe, bool nbi) {
     seg_id s;
     std::size_t off;
-    locate_or_fail(routine, "destination", dest, n, pe, s, off);
+    // Zero bytes touch no memory: any address, NULL included, is accepted (as public OpenSHMEM
+    // test suites expect).
     if (USHMEM_UNLIKELY(n == 0)) return;
+    locate_or_fail(routine, "destination", dest, n, pe, s, off);
     peer &p = target(routine, pe, s);
     if (USHMEM_LIKELY(p.how[s] == route::direct)) {
         std::memcpy(p.direct[s] + off, src, n);
@@ -208,8 +214,8 @@ USHMEM_HOT void get(const char *routine, context &c, void *dest, const void *src
                 int pe, bool nbi) {
     seg_id s;
     std::size_t off;
+    if (USHMEM_UNLIKELY(n == 0)) return;  // as in put
     locate_or_fail(routine, "source", src, n, pe, s, off);
-    if (USHMEM_UNLIKELY(n == 0)) return;
     peer &p = target(routine, pe, s);
     if (USHMEM_LIKELY(p.how[s] == route::direct)) {
         std::memcpy(dest, p.direct[s] + off, n);

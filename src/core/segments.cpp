@@ -7,8 +7,10 @@
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +73,32 @@ inline void raw_copy(void *dst, const void *src, std::size_t n) {
     asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
 }
 } // namespace
+
+int restrict_shm_permissions() {
+    // In /proc/self/maps a SysV segment shows as "/SYSV<key> (deleted)" with its shmid as the
+    // inode. umask does not apply to shmget, and UCX gives no handle to the shmid: find them here.
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    std::vector<int> done;
+    int changed = 0;
+    const pid_t self = getpid();
+    while (std::getline(maps, line)) {
+        if (line.find("/SYSV") == std::string::npos) continue;
+        unsigned long long inode = 0;
+        char range[64], perms[8], offset[32], dev[16];
+        if (std::sscanf(line.c_str(), "%63s %7s %31s %15s %llu", range, perms, offset, dev, &inode) != 5)
+            continue;
+        int id = int(inode);
+        if (std::find(done.begin(), done.end(), id) != done.end()) continue;
+        done.push_back(id);
+        struct shmid_ds ds;
+        if (shmctl(id, IPC_STAT, &ds) != 0 || ds.shm_cpid != self) continue;  // a peer's segment
+        if ((ds.shm_perm.mode & 0777) == 0600) continue;
+        ds.shm_perm.mode = (ds.shm_perm.mode & ~0777u) | 0600;
+        if (shmctl(id, IPC_SET, &ds) == 0) ++changed;
+    }
+    return changed;
+}
 
 void map_heap(const char *routine) {
     segment &h = rt.seg[seg_heap];

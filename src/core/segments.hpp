@@ -14,6 +14,11 @@ void map_static(const char *routine);
 void unmap_static();
 void unmap_heap();
 
+// UCX creates its System V segments (our heap and static data, and its own FIFOs) with mode
+// 0660: group members could shmat them by id. Sets 0600 on every SysV segment mapped in this
+// process that this process created (docs/security.md). Returns how many it changed.
+int restrict_shm_permissions();
+
 // Page size backing the mapping that starts at `addr` (from /proc/self/smaps), 0 if unknown.
 std::size_t mapping_page_size(std::uintptr_t addr);
 

@@ -10,6 +10,7 @@
 #   (b) hello.c   with `cc $(pkg-config --cflags --libs ushmem)`, PKG_CONFIG_PATH=<libdir>/pkgconfig
 #   (c) hello.c and hello.cpp with a CMake project using find_package(ushmem), CMAKE_PREFIX_PATH=P
 #   (d) hello.cpp with P/bin/ushmemcxx (also calling MPI)
+#   (e) P/bin/ushmem-info alone, under mpirun, and --json (checked with python3 -m json.tool)
 # Registered as the ctest `install` (label `install`) by cmake/install_test.cmake.
 #
 # Environment: CMAKE_COMMAND (cmake), USHMEM_MPIEXEC (mpirun), CC (cc), CXX (c++),
@@ -151,7 +152,7 @@ fi
 
 for f in "$prefix/bin/ushmemcc" "$prefix/bin/ushmemcxx" "$libdir/pkgconfig/ushmem.pc" \
     "$libdir/cmake/ushmem/ushmemConfig.cmake" "$libdir/cmake/ushmem/ushmemConfigVersion.cmake" \
-    "$libdir/cmake/ushmem/ushmemTargets.cmake"; do
+    "$libdir/cmake/ushmem/ushmemTargets.cmake" "$prefix/bin/ushmem-info" "$prefix/include/pshmem.h"; do
     if [ -e "$f" ]; then pass "installed ${f#"$prefix"/}"; else fail "installed ${f#"$prefix"/}"; fi
 done
 
@@ -249,6 +250,36 @@ fi
 if step "build (d) ushmemcxx hello_modern.cpp (<ushmem/ushmem.hpp>)" "$work/build-d2.log" \
     "$ushmemcxx" -o "$work/hello_modern" "$here/hello_modern.cpp"; then
     run_pes "(d) ushmemcxx modern" hello_modern.cpp "$work/hello_modern"
+fi
+
+# ---- (e) ushmem-info from the prefix: alone, under mpirun, and --json for tools -------------
+info=$prefix/bin/ushmem-info
+if step "ushmem-info alone (MPI singleton)" "$work/info-1.log" timeout 60 "$info"; then
+    if grep -q "^settings:" "$work/info-1.log" && grep -q "SHMEM_SYMMETRIC_SIZE" "$work/info-1.log" &&
+        grep -q "^PE 0 of 1" "$work/info-1.log"; then
+        pass "ushmem-info prints the settings and PE 0 of 1"
+    else
+        fail "ushmem-info prints the settings and PE 0 of 1"
+        show_log "$work/info-1.log"
+    fi
+fi
+if step "ushmem-info under mpirun -np 2" "$work/info-2.log" \
+    timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$info"; then
+    if grep -q "^PE 1 of 2" "$work/info-2.log" && grep -q "peer  node" "$work/info-2.log"; then
+        pass "ushmem-info reports both PEs and their peers"
+    else
+        fail "ushmem-info reports both PEs and their peers"
+        show_log "$work/info-2.log"
+    fi
+fi
+if timeout 60 "$mpiexec" "${mpi_flags[@]}" -np 2 "$info" --json > "$work/info.json" 2> "$work/info-json.err" &&
+    python3 -m json.tool "$work/info.json" > "$work/info-pretty.json" 2>> "$work/info-json.err" &&
+    grep -q '"npes": 2' "$work/info-pretty.json"; then
+    pass "ushmem-info --json at 2 PEs parses (python3 -m json.tool)"
+else
+    fail "ushmem-info --json at 2 PEs parses (python3 -m json.tool)"
+    show_log "$work/info-json.err"
+    head -c 2000 "$work/info.json"
 fi
 
 finish

@@ -1,0 +1,65 @@
+/* fault_perms: the shared memory a job creates is private to its user (docs/security.md).
+ *
+ * After shmem_init (and again after a shmem_malloc and a context's first UCX use), every
+ * System V segment mapped in this process must have no group or other permission bits, and no
+ * file in /dev/shm owned by this user may be readable or writable by group or others. */
+#define _GNU_SOURCE
+#include "common.h"
+
+#include <dirent.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int check_segments(const char *when) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f, "cannot open /proc/self/maps");
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strstr(line, "/SYSV")) continue;
+        unsigned long long inode = 0;
+        char range[64], perms[8], offset[32], dev[16];
+        if (sscanf(line, "%63s %7s %31s %15s %llu", range, perms, offset, dev, &inode) != 5) continue;
+        struct shmid_ds ds;
+        if (shmctl((int)inode, IPC_STAT, &ds) != 0) continue;
+        ++n;
+        CHECK((ds.shm_perm.mode & 077) == 0, "%s: SysV segment %llu (%s) has mode %03o; expected 0600",
+              when, inode, range, (unsigned)(ds.shm_perm.mode & 0777));
+    }
+    fclose(f);
+    return n;
+}
+
+static void check_dev_shm(const char *when) {
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (st.st_uid != getuid()) continue;
+        CHECK((st.st_mode & 077) == 0, "%s: %s has mode %03o; expected no group/other access", when,
+              path, (unsigned)(st.st_mode & 0777));
+    }
+    closedir(d);
+}
+
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int segs = check_segments("after shmem_init");
+    check_dev_shm("after shmem_init");
+    long *buf = shmem_malloc(1 << 20);
+    CHECK(buf, "shmem_malloc");
+    shmem_long_p(buf, me, (me + 1) % n);
+    shmem_barrier_all();
+    segs = check_segments("after shmem_malloc and a put");
+    check_dev_shm("after shmem_malloc and a put");
+    printf("[PE %d] %d SysV segments mapped, all private to the user: OK\n", me, segs);
+    shmem_free(buf);
+    shmem_finalize();
+    return 0;
+}

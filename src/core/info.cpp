@@ -1,0 +1,280 @@
+// shmemx_info / ushmem-info: see info.hpp.
+#include "core/info.hpp"
+
+#include "core/runtime.hpp"
+
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#ifndef USHMEM_VERSION_STRING
+#define USHMEM_VERSION_STRING "unknown"
+#endif
+#ifndef USHMEM_BUILD_TYPE
+#define USHMEM_BUILD_TYPE "unknown"
+#endif
+#ifndef USHMEM_BUILD_SANITIZE
+#define USHMEM_BUILD_SANITIZE ""
+#endif
+
+namespace ushmem::core {
+
+std::string progress_thread_binding;
+
+namespace {
+
+std::string json_str(const std::string &s) {
+    std::string o = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += char(c);
+        else if (c == '\n') o += "\\n";
+        else if (c == '\t') o += "\\t";
+        else if (c < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+        } else o += char(c);
+    }
+    return o + "\"";
+}
+
+std::string hex(std::uintptr_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%#" PRIxPTR, v);
+    return b;
+}
+
+// UCX lanes an endpoint uses per operation class, read back from ucp_ep_print_info (UCX has no
+// query API for them). Lane lines look like
+//   "#  lane[0]:  8:sysv/memory.0 md[4]  -> md[4]/sysv/sysdev[255] rma_bw#0 am am_bw#0"
+struct lanes_of_ep {
+    std::string rma, amo, am;
+};
+void add_name(std::string &list, const std::string &name) {
+    if (list.find(name) != std::string::npos) return;
+    if (!list.empty()) list += ",";
+    list += name;
+}
+lanes_of_ep endpoint_lanes(ucp_ep_h ep) {
+    lanes_of_ep r;
+    char *buf = nullptr;
+    std::size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return r;
+    ucp_ep_print_info(ep, f);
+    std::fclose(f);
+    std::istringstream in(std::string(buf, len));
+    std::free(buf);
+    std::string line;
+    std::vector<std::string> lane_res;  // resource of lane[i]
+    while (std::getline(in, line)) {
+        // "put[i]:" / "get[i]:" list the protocols of RMA lane i (RMA lanes carry no class tag).
+        std::size_t pp = line.find("put[");
+        if (pp != std::string::npos && line.find("]:", pp) != std::string::npos) {
+            std::size_t lane = std::strtoul(line.c_str() + pp + 4, nullptr, 10);
+            if (lane < lane_res.size()) add_name(r.rma, lane_res[lane]);
+            continue;
+        }
+        std::size_t lp = line.find("lane[");
+        std::size_t arrow = line.find("->");
+        if (lp == std::string::npos || arrow == std::string::npos) continue;
+        // The resource: "8:sysv/memory.0" -> "sysv/memory.0".
+        std::istringstream head(line.substr(line.find(':', lp) + 1));
+        std::string res;
+        head >> res;
+        if (std::size_t c = res.find(':'); c != std::string::npos) res = res.substr(c + 1);
+        std::size_t index = std::strtoul(line.c_str() + lp + 5, nullptr, 10);
+        if (lane_res.size() <= index) lane_res.resize(index + 1);
+        lane_res[index] = res;
+        std::istringstream tail(line.substr(arrow + 2));
+        std::string tok;
+        tail >> tok;  // the remote md/transport/device
+        while (tail >> tok) {
+            std::string cls = tok.substr(0, tok.find('#'));
+            if (cls == "rma" || cls == "rma_bw") add_name(r.rma, res);
+            else if (cls == "amo") add_name(r.amo, res);
+            else if (cls == "am" || cls == "am_bw") add_name(r.am, res);
+        }
+    }
+    // No RMA lane at all: UCX emulates puts, gets (and AMOs) over active messages, which needs
+    // the target to progress (the case for a progress thread).
+    if (r.rma.empty() && !r.am.empty()) r.rma = "emulated over AM";
+    if (r.amo.empty() && !r.am.empty()) r.amo = "emulated over AM";
+    return r;
+}
+
+struct topo_info {
+    int cores = 0, pus = 0, numa = 0, packages = 0;
+    std::string pe_cpus, heap_numa;
+};
+
+topo_info topology(const segment &heap) {
+    topo_info t;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return t;
+    if (hwloc_topology_load(topo) == 0) {
+        t.cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        t.pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+        t.numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+        t.packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        char *txt = nullptr;
+        if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 &&
+            hwloc_bitmap_list_asprintf(&txt, set) >= 0) {
+            t.pe_cpus = txt;
+            std::free(txt);
+            txt = nullptr;
+        }
+        // Where the heap's pages are (touched pages only; the heap is touched at init).
+        if (heap.base && hwloc_get_area_memlocation(topo, reinterpret_cast<void *>(heap.base),
+                                                    heap.page_size ? heap.page_size : 4096, set,
+                                                    HWLOC_MEMBIND_BYNODESET) == 0 &&
+            hwloc_bitmap_list_asprintf(&txt, set) >= 0) {
+            t.heap_numa = txt;
+            std::free(txt);
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+    return t;
+}
+
+const char *kind_name(env_kind k) {
+    switch (k) {
+    case env_kind::size: return "size";
+    case env_kind::boolean: return "boolean";
+    case env_kind::integer: return "integer";
+    case env_kind::seconds: return "seconds";
+    case env_kind::choice: return "choice";
+    case env_kind::string: return "string";
+    }
+    return "?";
+}
+
+} // namespace
+
+std::string info_report(const char *routine, bool json, bool header) {
+    const segment &h = rt.seg[seg_heap], &st = rt.seg[seg_static];
+    topo_info topo = topology(h);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int local = 0;
+    for (int pe = 0; pe < rt.npes; ++pe)
+        if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
+    // Waits spin briefly and then yield the core in every case (wait_slow); with more PEs on the
+    // node than hardware threads that yielding is what lets the awaited PE run.
+    bool oversubscribed = topo.pus > 0 && local > topo.pus;
+    const transport::lanes_info &l = transport::lanes();
+
+    struct peer_row {
+        int pe;
+        bool same_node, direct;
+        lanes_of_ep lanes;
+    };
+    std::vector<peer_row> peers;
+    for (int pe = 0; pe < rt.npes; ++pe) {
+        peer &p = target(routine, pe, seg_heap);
+        peer_row r{pe, rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)],
+                   p.how[seg_heap] == route::direct, {}};
+        if (p.ep) r.lanes = endpoint_lanes(p.ep);
+        peers.push_back(r);
+    }
+
+    std::ostringstream o;
+    if (json) {
+        o << "{\"pe\": " << rt.me << ", \"npes\": " << rt.npes << ", \"host\": " << json_str(host)
+          << ", \"version\": " << json_str(USHMEM_VERSION_STRING) << ", \"openshmem\": \"1.6\""
+          << ", \"build\": {\"type\": " << json_str(USHMEM_BUILD_TYPE)
+          << ", \"sanitize\": " << json_str(USHMEM_BUILD_SANITIZE)
+          << ", \"compiler\": " << json_str(__VERSION__)
+          << ", \"ucx\": " << json_str(ucp_get_version_string())
+          << ", \"hwloc_api\": " << json_str(hex(HWLOC_API_VERSION)) << "}";
+        o << ", \"settings\": [";
+        bool first = true;
+        for (const env_var &v : env_table()) {
+            o << (first ? "" : ", ") << "{\"name\": " << json_str(v.name) << ", \"type\": "
+              << json_str(kind_name(v.kind)) << ", \"default\": " << json_str(v.default_value)
+              << ", \"value\": " << json_str(env_value_text(v)) << ", \"set\": "
+              << (std::getenv(v.name) ? "true" : "false") << ", \"description\": "
+              << json_str(v.description) << "}";
+            first = false;
+        }
+        o << "], \"heap\": {\"address\": " << json_str(hex(h.base)) << ", \"size\": " << h.size
+          << ", \"page_size\": " << h.page_size << ", \"same_address\": " << (h.same_address ? "true" : "false")
+          << ", \"ucx_allocated\": " << (h.mem.allocated ? "true" : "false")
+          << ", \"numa_nodes\": " << json_str(topo.heap_numa) << "}";
+        o << ", \"static_data\": {\"address\": " << json_str(hex(st.base)) << ", \"size\": " << st.size
+          << ", \"ucx_allocated\": " << (st.mem.allocated ? "true" : "false") << "}";
+        o << ", \"ucx_resources\": " << json_str(l.resources);
+        o << ", \"progress_thread\": {\"running\": " << (rt.progress_thread ? "true" : "false")
+          << ", \"cpus\": " << json_str(progress_thread_binding) << "}";
+        o << ", \"topology\": {\"packages\": " << topo.packages << ", \"cores\": " << topo.cores
+          << ", \"pus\": " << topo.pus << ", \"numa_nodes\": " << topo.numa
+          << ", \"pes_on_node\": " << local << ", \"oversubscribed\": " << (oversubscribed ? "true" : "false")
+          << ", \"pe_cpus\": " << json_str(topo.pe_cpus) << "}";
+        o << ", \"peers\": [";
+        for (std::size_t i = 0; i < peers.size(); ++i) {
+            const peer_row &r = peers[i];
+            o << (i ? ", " : "") << "{\"pe\": " << r.pe << ", \"same_node\": " << (r.same_node ? "true" : "false")
+              << ", \"direct\": " << (r.direct ? "true" : "false") << ", \"lanes\": {\"rma\": "
+              << json_str(r.lanes.rma) << ", \"amo\": " << json_str(r.lanes.amo) << ", \"am\": "
+              << json_str(r.lanes.am) << "}}";
+        }
+        o << "]}";
+        return o.str();
+    }
+    char line[512];
+    if (header) {
+        o << "ushmem " USHMEM_VERSION_STRING " (OpenSHMEM 1.6)\n";
+        o << "build: " USHMEM_BUILD_TYPE;
+        if (std::strlen(USHMEM_BUILD_SANITIZE)) o << ", sanitizer " USHMEM_BUILD_SANITIZE;
+        o << ", GCC-compatible compiler " __VERSION__ << ", UCX " << ucp_get_version_string()
+          << ", hwloc API " << hex(HWLOC_API_VERSION) << "\n\nsettings:\n";
+        for (const env_var &v : env_table()) {
+            std::snprintf(line, sizeof line, "  %-26s %-8s %-8s default %-8s %s\n", v.name,
+                          kind_name(v.kind), env_value_text(v).c_str(), v.default_value,
+                          std::getenv(v.name) ? "(set)" : "");
+            o << line;
+        }
+        std::snprintf(line, sizeof line, "\ntopology: %d package(s), %d core(s), %d hardware thread(s), %d NUMA node(s)\n",
+                      topo.packages, topo.cores, topo.pus, topo.numa);
+        o << line << "UCX resources: " << l.resources << "\n\n";
+    }
+    std::snprintf(line, sizeof line, "PE %d of %d on %s\n", rt.me, rt.npes, host);
+    o << line;
+    std::snprintf(line, sizeof line, "  heap: %s at %s, %s pages%s, NUMA node(s) %s, %s address on every PE\n",
+                  format_bytes(h.size).c_str(), hex(h.base).c_str(), format_bytes(h.page_size).c_str(),
+                  h.mem.allocated ? " (UCX-allocated shared memory)" : "",
+                  topo.heap_numa.empty() ? "?" : topo.heap_numa.c_str(),
+                  h.same_address ? "same" : "per-PE translated");
+    o << line;
+    std::snprintf(line, sizeof line, "  static data: %s at %s (%s)\n", format_bytes(st.size).c_str(),
+                  hex(st.base).c_str(), st.mem.allocated ? "UCX shared memory" : "registered in place");
+    o << line;
+    std::snprintf(line, sizeof line, "  bound to CPUs %s; progress thread %s%s%s\n",
+                  topo.pe_cpus.empty() ? "?" : topo.pe_cpus.c_str(),
+                  rt.progress_thread ? "running" : "not needed",
+                  rt.progress_thread && !progress_thread_binding.empty() ? " on CPUs " : "",
+                  rt.progress_thread ? progress_thread_binding.c_str() : "");
+    o << line;
+    std::snprintf(line, sizeof line, "  node: %d PE(s) on %d hardware threads%s\n", local, topo.pus,
+                  oversubscribed ? " (oversubscribed: waits yield the core)" : "");
+    o << line;
+    o << "  peer  node    route   RMA lanes                AMO lanes                AM lanes\n";
+    for (const peer_row &r : peers) {
+        std::snprintf(line, sizeof line, "  %4d  %-6s  %-6s  %-24s %-24s %s\n", r.pe,
+                      r.same_node ? "same" : "remote", r.direct ? "direct" : "ucx",
+                      r.lanes.rma.empty() ? "-" : r.lanes.rma.c_str(),
+                      r.lanes.amo.empty() ? "-" : r.lanes.amo.c_str(),
+                      r.lanes.am.empty() ? "-" : r.lanes.am.c_str());
+        o << line;
+    }
+    return o.str();
+}
+} // namespace ushmem::core

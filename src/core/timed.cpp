@@ -1,0 +1,85 @@
+// Non-blocking per-PE completion test (see timed.hpp).
+//
+// A quiet cannot be interrupted once ucp_ep_flush_nbx's request is waited for, so the test posts
+// the flush with a callback and only polls: the callback records the outcome in a probe slot
+// (one per context and PE) and frees the request, so an abandoned test (a timed wait that threw)
+// leaves nothing for UCX to complain about at finalize. Completion of the flush covers every
+// operation issued before it; the slot is then consumed and pe_quiet (which finds nothing left
+// to flush unless more was issued meanwhile) clears the PE's pending state.
+#include "core/timed.hpp"
+
+#include <memory>
+#include <unordered_map>
+
+namespace ushmem::core {
+namespace {
+
+enum : int { probe_idle = 0, probe_in_flight = 1, probe_done = 2 };
+
+struct probes {
+    std::unique_ptr<std::atomic<int>[]> slot;  // per PE
+};
+
+// Keyed by context address. A context destroyed while its flush is in flight leaves a slot that
+// a later context at the same address may find "done": it then runs a (blocking) pe_quiet, which
+// is always correct. Entries are never removed: one per context ever tested, npes ints each.
+std::mutex g_probe_lock;
+std::unordered_map<const context *, probes> g_probes;
+
+std::atomic<int> &slot_of(const context &c, int pe) {
+    std::lock_guard<std::mutex> g(g_probe_lock);
+    probes &p = g_probes[&c];
+    if (!p.slot) {
+        p.slot.reset(new std::atomic<int>[std::size_t(rt.npes)]);
+        for (int i = 0; i < rt.npes; ++i) p.slot[std::size_t(i)].store(probe_idle, std::memory_order_relaxed);
+    }
+    return p.slot[std::size_t(pe)];
+}
+
+// Runs inside ucp_worker_progress (of whichever thread progresses). An error status is recorded
+// as done as well: the pe_quiet that follows reports the transport's error with its own message.
+void flush_done(void *request, ucs_status_t, void *user) {
+    static_cast<std::atomic<int> *>(user)->store(probe_done, std::memory_order_release);
+    ucp_request_free(request);
+}
+
+} // namespace
+
+bool pe_test(const char *routine, context &c, int pe) {
+    if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
+    if (!c.pending[std::size_t(pe)]) return true;
+    std::atomic<int> &s = slot_of(c, pe);
+    const ucp_worker_h w = worker_of(c);
+    int st = s.load(std::memory_order_acquire);
+    if (st == probe_idle) {
+        ucp_ep_h ep;
+        {
+            std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
+            if (c.thread_safe) g.lock();
+            ep = (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+        }
+        ucp_request_param_t prm{};
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        prm.cb.send = flush_done;
+        prm.user_data = &s;
+        s.store(probe_in_flight, std::memory_order_relaxed);
+        void *r = ucp_ep_flush_nbx(ep, &prm);
+        if (r == nullptr || UCS_PTR_IS_ERR(r)) {
+            // Complete at once (or failed: pe_quiet reports it).
+            s.store(probe_idle, std::memory_order_relaxed);
+            pe_quiet(routine, c, pe);
+            return true;
+        }
+        st = probe_in_flight;
+    }
+    if (st == probe_in_flight) {
+        transport::progress_both(w);
+        st = s.load(std::memory_order_acquire);
+        if (st == probe_in_flight) return false;
+    }
+    s.store(probe_idle, std::memory_order_relaxed);
+    pe_quiet(routine, c, pe);
+    return true;
+}
+
+} // namespace ushmem::core
