@@ -34,8 +34,19 @@ std::atomic<bool> g_progress_stop{false};
 void progress_loop(std::string cpus) {
     bind_current_thread(cpus);
     unsigned idle = 0;
+    unsigned seen = transport::progress_heartbeat.load(std::memory_order_relaxed);
     while (!g_progress_stop.load(std::memory_order_relaxed)) {
-        if (transport::progress()) {
+        const unsigned beat = transport::progress_heartbeat.load(std::memory_order_relaxed);
+        if (beat != seen) {
+            // The PE is progressing the worker itself (it waits for something): let it, rather
+            // than contend for the worker's lock; look again shortly.
+            seen = beat;
+            idle = 0;
+            struct timespec ts{0, 200 * 1000};
+            nanosleep(&ts, nullptr);
+            continue;
+        }
+        if (transport::progress_background()) {
             idle = 0;
             continue;
         }

@@ -11,6 +11,8 @@
 #include <ucs/debug/log_def.h>
 
 namespace ushmem::transport {
+std::atomic<unsigned> progress_heartbeat{0};
+
 namespace {
 ucp_context_h g_context = nullptr;
 ucp_worker_h g_worker = nullptr;
@@ -244,7 +246,7 @@ unsigned progress_both(ucp_worker_h w) {
     // Waiting on a context's own worker, keep answering the peers that target the main one:
     // over an emulated transport two PEs that each wait on their own worker would otherwise wait
     // for each other forever.
-    if (w != g_worker) n += ucp_worker_progress(g_worker);
+    if (w != g_worker) n += progress();
     return n;
 }
 
@@ -253,7 +255,7 @@ ucs_status_t wait(void *request, ucp_worker_h w) {
     // cores), and a tight loop would keep it from running.
     ucs_status_t st;
     for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
-        if (progress_both(w) == 0 && i > 256) sched_yield();
+        if ((w == g_worker ? progress() : progress_both(w)) == 0 && i > 256) sched_yield();
     }
     ucp_request_free(request);
     return st;

@@ -5,6 +5,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -67,7 +68,16 @@ inline void close_endpoints(std::vector<ucp_ep_h> &eps) { close_endpoints(eps, w
 
 // Progress and completion. The forms with a worker drive that worker (a context's own) and the
 // main one.
-inline unsigned progress() { return ucp_worker_progress(worker()); }
+// Heartbeat of the PE's own progress calls (a plain relaxed counter: lost increments do not
+// matter): the progress thread stays out of the worker while the PE drives it itself, since two
+// threads on one MULTI worker mostly wait for each other's lock.
+extern std::atomic<unsigned> progress_heartbeat;
+inline unsigned progress() {
+    progress_heartbeat.store(progress_heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return ucp_worker_progress(worker());
+}
+// For the progress thread: no heartbeat.
+inline unsigned progress_background() { return ucp_worker_progress(worker()); }
 unsigned progress_both(ucp_worker_h w);
 // Wait for a request returned by a *_nbx call (not NULL, not an error), then free it.
 ucs_status_t wait(void *request, ucp_worker_h w);
