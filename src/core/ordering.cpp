@@ -20,7 +20,6 @@ void quiet_slow(const char *routine, context &c) {
     if (c.pending_list.empty()) return;  // another thread flushed them
     ucs_status_t st;
     const ucp_worker_h w = worker_of(c);
-    const std::vector<peer> &peers = c.lanes ? c.lanes->peers : rt.peers;
     // Flags cleared before the flush: see context::note_pending.
     for (int pe : c.pending_list) __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);
     if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
@@ -30,7 +29,7 @@ void quiet_slow(const char *routine, context &c) {
         std::size_t n = 0;
         st = UCS_OK;
         for (int pe : c.pending_list) {
-            eps[n++] = peers[std::size_t(pe)].ep;
+            eps[n++] = ep_of(c, pe);
             if (n == 64) {
                 ucs_status_t s2 = transport::flush_eps(eps, n, w);
                 if (s2 != UCS_OK) st = s2;
@@ -53,7 +52,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
-    ucp_ep_h ep = (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+    ucp_ep_h ep = ep_of(c, pe);
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush
     ucs_status_t st = transport::flush_eps(&ep, 1, worker_of(c));
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)

@@ -183,6 +183,10 @@ USHMEM_HOT peer &ucx_peer(const char *routine, context &c, peer &p, int pe, seg_
     return own_ucx_peer(routine, c, pe, s);
 }
 inline ucp_worker_h worker_of(const context &c) { return c.lanes ? c.lanes->worker : transport::worker(); }
+// The endpoint through which `c`'s UCX operations to `pe` went (what its quiet must flush).
+inline ucp_ep_h ep_of(const context &c, int pe) {
+    return (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+}
 // Closes a context's own endpoints and worker (after its final quiet).
 void release_lanes(context &c);
 

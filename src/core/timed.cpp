@@ -56,7 +56,7 @@ bool pe_test(const char *routine, context &c, int pe) {
         {
             std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
             if (c.thread_safe) g.lock();
-            ep = (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
+            ep = ep_of(c, pe);
         }
         ucp_request_param_t prm{};
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
