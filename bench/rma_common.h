@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "smaps.h"
+
 #define RB_MAX_SIZE ((size_t)4 << 20) /* largest message: 4 MiB */
 #define RB_MAX_JOBS 1024
 #define RB_MAX_REPS 101
@@ -398,27 +400,7 @@ static inline void rb_print_table(const struct rb_opts *o, const char *title, co
 }
 
 /* Page size (kB) of the mapping that holds `addr`, from /proc/self/smaps; -1 when not found. */
-static inline long rb_page_kb(const void *addr)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return -1;
-    char line[512];
-    int inside = 0;
-    long kb = -1;
-    uintptr_t a = (uintptr_t)addr;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        char sp;
-        if (sscanf(line, "%lx-%lx%c", &lo, &hi, &sp) == 3 && sp == ' ') {
-            if (inside) break;
-            inside = a >= lo && a < hi;
-            continue;
-        }
-        if (inside && sscanf(line, "KernelPageSize: %ld kB", &kb) == 1) break;
-    }
-    fclose(f);
-    return inside ? kb : -1;
-}
+static inline long rb_page_kb(const void *addr) { return smaps_field_kb(addr, "KernelPageSize"); }
 
 /* Fill pattern for the data check: a byte that depends on the job index (never 0). */
 static inline unsigned char rb_tag(int job_index) { return (unsigned char)(1 + job_index % 251); }

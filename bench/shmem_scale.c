@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "smaps.h"
+
 #define MAX_PES 1024
 enum { M_INIT, M_RSS, M_ANON, M_LIB_ANON, M_HEAP_RSS, M_HUGETLB, M_RSS_ALL, M_ANON_ALL, NM };
 static const char *const m_names[NM] = {"init_us",     "rss_kb",     "anon_kb",    "lib_anon_kb",
@@ -64,24 +66,8 @@ static long status_kb(const char *key)
 /* Rss (kB) of the smaps mapping that holds addr; 0 when not found. */
 static long mapping_rss_kb(const void *addr)
 {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return 0;
-    char line[512];
-    int inside = 0;
-    long kb = 0;
-    uintptr_t a = (uintptr_t)addr;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        char sp;
-        if (sscanf(line, "%lx-%lx%c", &lo, &hi, &sp) == 3 && sp == ' ') {
-            if (inside) break;
-            inside = a >= lo && a < hi;
-            continue;
-        }
-        if (inside && sscanf(line, "Rss: %ld kB", &kb) == 1) break;
-    }
-    fclose(f);
-    return inside ? kb : 0;
+    long kb = smaps_field_kb(addr, "Rss");
+    return kb < 0 ? 0 : kb;
 }
 
 int main(void)
