@@ -17,6 +17,8 @@
  *   get_src_stack      shmem_getmem from a stack address (source not symmetric)
  *   g_src_stack        shmem_int_g from a stack address
  *   put_overrun        shmem_putmem whose destination range runs past the end of the heap
+ *   team_ctx_amo_pe    shmem_ctx_long_atomic_add through a one-PE team's context to PE 1
+ *   team_ctx_signal_pe shmem_ctx_signal_add likewise
  *   malloc_before_init shmem_malloc before shmem_init (every PE)
  *   put_after_finalize shmem_putmem after shmem_finalize (every PE)
  *   badenv             shmem_init with a malformed SHMEM_SYMMETRIC_SIZE (set by the test)
@@ -100,7 +102,20 @@ int main(int argc, char **argv) {
         return 0;
     }
 
-    if (me == 0) {
+    if (strncmp(mode, "team_ctx_", 9) == 0) {
+        /* A team of PE 0 alone (collective split): through its context, PE 1 is outside the
+         * team's numbering, for atomics and signals as for RMA. */
+        shmem_team_t solo;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &solo);
+        if (me == 0) {
+            shmem_ctx_t ctx;
+            CHECK(shmem_team_create_ctx(solo, 0, &ctx) == 0, "shmem_team_create_ctx");
+            if (strcmp(mode, "team_ctx_amo_pe") == 0) shmem_ctx_long_atomic_add(ctx, heap, 1, 1);
+            else if (strcmp(mode, "team_ctx_signal_pe") == 0) shmem_ctx_signal_add(ctx, (uint64_t *)heap, 1, 1);
+            else FAIL("unknown mode '%s'", mode);
+            returned(mode);
+        }
+    } else if (me == 0) {
         if (strcmp(mode, "put_stack") == 0) {
             shmem_putmem(stack_target, local, sizeof local, peer);
         } else if (strcmp(mode, "ctx_put_stack") == 0) {
