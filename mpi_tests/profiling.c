@@ -34,6 +34,8 @@ int main(void) {
         CHECK(target[i] == from + i, "target[%d] = %ld, expected %d", i, target[i], from + i);
     CHECK(putmem_calls == 1, "the shmem_putmem wrapper ran %d times, expected 1", putmem_calls);
     CHECK(barrier_calls == 1, "the shmem_barrier_all wrapper ran %d times, expected 1", barrier_calls);
+    /* Every PE must finish reading target before the next put overwrites it. */
+    pshmem_barrier_all();
     /* A routine not wrapped still works, and its profiling name is the same routine. */
     pshmem_long_p(&target[0], -1, to);
     pshmem_barrier_all();
