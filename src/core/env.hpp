@@ -28,6 +28,7 @@ struct settings {
     bool version = false;
     bool direct = true;
     bool ctx_workers = true;
+    bool peer_failure = true;
     std::string progress_thread;
     std::string heap_address;
     bool static_data = true;

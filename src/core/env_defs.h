@@ -26,6 +26,8 @@ USHMEM_ENV(stats, "USHMEM_STATS", boolean, "0",
            "Count operations and bytes per kind and target PE, and time quiet, waits and collectives; every PE prints its table at finalize. Off: no measurable cost.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
+USHMEM_ENV(peer_failure, "USHMEM_PEER_FAILURE", boolean, "1",
+           "Ask UCX to detect dead peers on its endpoints (UCP_ERR_HANDLING_MODE_PEER): a PE whose endpoint to another fails ends the job with a message naming the unreachable PE. 0: plain endpoints (the launcher alone notices a death).")
 USHMEM_ENV(ctx_workers, "USHMEM_CTX_WORKERS", boolean, "1",
            "Contexts created with SHMEM_CTX_PRIVATE or SHMEM_CTX_SERIALIZED get their own UCX worker and endpoints on first use of UCX, so that their quiet never waits for another context's operations. 0: every context shares the main worker.")
 USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",

@@ -76,6 +76,23 @@ bool needs_progress_thread() {
     return bootstrap::max_u64(need ? 1 : 0) != 0;
 }
 
+// UCX reports that the endpoint to `pe` failed (UCP_ERR_HANDLING_MODE_PEER): the peer died or its
+// node went away. Every later operation to it would fail one by one, and a wait for it would never
+// end; say who is gone and end the job now (the launcher may take longer to notice, or never, if
+// the peer's node is down).
+void on_peer_failure(int pe, ucs_status_t status) {
+    fatal("peer failure detection", "PE %d is unreachable (%s): it has probably died; ending the job "
+          "(USHMEM_PEER_FAILURE=0 disables this detection)", pe, ucs_status_string(status));
+}
+
+// Where UCX's lanes to `pe` are network ones anyway: a peer on another node, or a node without
+// shared-memory RMA (UCX_TLS=tcp). On the node, asking for detection would trade sysv/posix for
+// tcp; there a death is the launcher's to notice (its daemon sees the process exit at once).
+bool detect_failure(int pe) {
+    return rt.cfg.peer_failure && (rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)] ||
+                                   !transport::lanes().has_shared_memory_rma);
+}
+
 void atexit_handler() {
     // A program that returns from main without shmem_finalize is finalized here, so that peers
     // waiting in our final barrier are released and nothing is left mapped.
@@ -172,7 +189,7 @@ void resolve(const char *routine, int pe, seg_id s) {
     }
     std::string err;
     if (!p.ep) {
-        p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], err);
+        p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe, detect_failure(pe), err);
         if (!p.ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
     }
     if (!p.rkey[s]) {
@@ -213,7 +230,8 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     peer &q = c.lanes->peers[std::size_t(pe)];
     if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
     if (!q.ep) {
-        q.ep = transport::connect(c.lanes->worker, rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], err);
+        q.ep = transport::connect(c.lanes->worker, rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
+                                  detect_failure(pe), err);
         if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
     }
     segment &sg = rt.seg[s];
@@ -343,6 +361,7 @@ int init(const char *routine, const void *comm, int requested) {
     if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
     stats::start(rt.npes, rt.cfg.stats);
     if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
+    transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
     rt.progress_thread = needs_progress_thread();
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
@@ -401,6 +420,8 @@ void finalize(const char *routine) {
     }
     for (context *c : owners) quiet(routine, *c);  // contexts the program did not destroy
     barrier_all(routine, true);
+    // From here peers close their endpoints to us, which UCX may report as failures.
+    transport::mute_peer_failures();
     quiet(routine, rt.default_ctx);
     for (context *c : owners) release_lanes(*c);
     team_finalize();

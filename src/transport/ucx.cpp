@@ -192,10 +192,33 @@ std::vector<std::uint8_t> pack_rkey(const memory &m) {
     return out;
 }
 
-ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, std::string &err) {
+namespace {
+std::atomic<peer_failure_handler> g_peer_failure{nullptr};
+
+void on_ep_error(void *arg, ucp_ep_h, ucs_status_t status) {
+    // Runs inside ucp_worker_progress on whichever thread drives the worker.
+    if (peer_failure_handler h = g_peer_failure.load(std::memory_order_acquire))
+        h(int(reinterpret_cast<std::intptr_t>(arg)), status);
+}
+} // namespace
+
+void set_peer_failure_handler(peer_failure_handler handler) {
+    g_peer_failure.store(handler, std::memory_order_release);
+}
+
+void mute_peer_failures() { g_peer_failure.store(nullptr, std::memory_order_release); }
+
+ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, int peer_id, bool detect_failure,
+                 std::string &err) {
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t *>(worker_addr);
+    if (detect_failure && g_peer_failure.load(std::memory_order_relaxed)) {
+        ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        ep.err_handler.cb = on_ep_error;
+        ep.err_handler.arg = reinterpret_cast<void *>(std::intptr_t(peer_id));
+    }
     ucp_ep_h h = nullptr;
     ucs_status_t st = ucp_ep_create(w, &ep, &h);
     if (st != UCS_OK) {

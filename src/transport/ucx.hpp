@@ -54,11 +54,21 @@ bool map_register(void *addr, std::size_t len, memory &m, std::string &err);
 void unmap(memory &m);
 std::vector<std::uint8_t> pack_rkey(const memory &m);
 
-// Endpoints and remote keys, created on first use by the core.
-ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, std::string &err);
-inline ucp_ep_h connect(const std::uint8_t *worker_addr, std::string &err) {
-    return connect(worker(), worker_addr, err);
+// Endpoints and remote keys, created on first use by the core. With `detect_failure` (and a
+// handler set) the endpoint asks UCX for peer-failure detection, UCP_ERR_HANDLING_MODE_PEER, and
+// `handler(peer_id, status)` runs from progress when UCX finds the peer gone (keepalive,
+// connection reset). UCX 1.13's shared-memory transports (sysv, posix, cma) cannot detect a dead
+// peer, so such an endpoint gives them up for tcp: the core asks for it only where the lanes are
+// network ones anyway.
+ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, int peer_id, bool detect_failure,
+                 std::string &err);
+inline ucp_ep_h connect(const std::uint8_t *worker_addr, int peer_id, bool detect_failure, std::string &err) {
+    return connect(worker(), worker_addr, peer_id, detect_failure, err);
 }
+using peer_failure_handler = void (*)(int peer_id, ucs_status_t status);
+void set_peer_failure_handler(peer_failure_handler handler);
+// Stop reporting peer failures (finalize: peers closing their endpoints are not failures).
+void mute_peer_failures();
 ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err);
 void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr);  // nullptr when not mappable
 void destroy_rkey(ucp_rkey_h rkey);
