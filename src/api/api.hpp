@@ -58,31 +58,65 @@ USHMEM_HOT std::size_t bytes_of(const char *routine, std::size_t nelems, std::si
     return nelems * elem;
 }
 
+// Full paths: every check, statistics, resolution of a new peer, UCX. Out of line, reached by a
+// tail call from the fast paths below.
+[[gnu::noinline]] void put_full(const char *r, core::context &c, void *d, const void *s,
+                                std::size_t nelems, std::size_t elem, int pe, bool nbi);
+[[gnu::noinline]] void get_full(const char *r, core::context &c, void *d, const void *s,
+                                std::size_t nelems, std::size_t elem, int pe, bool nbi);
+
+// The fast path's conditions: the library running, statistics off (pe_limit is then the number
+// of PEs, see stats.hpp) with the PE in range, a non-zero size that does not overflow, and a
+// direct route: the remote address, else nullptr. Nothing in it calls, so put and get below
+// compile to leaf code ending in a jump (to memcpy, or to the full path).
+USHMEM_HOT char *fast_direct(const void *remote, std::size_t nelems, std::size_t elem, int pe,
+                             std::size_t &n) {
+    if (USHMEM_UNLIKELY(rt.state != core::lib_state::running)) return nullptr;
+    if (USHMEM_UNLIKELY(unsigned(pe) >= core::stats::pe_limit)) return nullptr;
+    if (USHMEM_UNLIKELY(nelems == 0 || nelems > SIZE_MAX / elem)) return nullptr;
+    n = nelems * elem;
+    return core::direct_target(remote, n, pe);
+}
+
 USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
-    core::check_running(r);
-    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_put_nbi : core::stats::k_put, nelems * elem);
-    core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+    std::size_t n;
+    if (char *to = fast_direct(d, nelems, elem, pe, n)) {
+        c.note_direct();
+        core::direct_copy(to, s, n);
+        return;
+    }
+    put_full(r, c, d, s, nelems, elem, pe, nbi);
 }
 
 USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
-    core::check_running(r);
-    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_get_nbi : core::stats::k_get, nelems * elem);
-    core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+    std::size_t n;
+    if (const char *from = fast_direct(s, nelems, elem, pe, n)) {
+        core::direct_copy(d, from, n);
+        return;
+    }
+    get_full(r, c, d, s, nelems, elem, pe, nbi);
 }
 
 template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v, int pe) {
-    core::check_running(r);
-    core::stats::check_pe_and_count(r, pe, core::stats::k_put, sizeof(T));
-    core::put(r, c, d, &v, sizeof(T), pe, false);
+    std::size_t n;
+    if (char *to = fast_direct(d, 1, sizeof(T), pe, n)) {
+        c.note_direct();
+        __builtin_memcpy(to, &v, sizeof(T));
+        return;
+    }
+    put_full(r, c, d, &v, 1, sizeof(T), pe, false);
 }
 
 template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, int pe) {
-    core::check_running(r);
-    core::stats::check_pe_and_count(r, pe, core::stats::k_get, sizeof(T));
+    std::size_t n;
     T v;
-    core::get(r, c, &v, s, sizeof(T), pe, false);
+    if (const char *from = fast_direct(s, 1, sizeof(T), pe, n)) {
+        __builtin_memcpy(&v, from, sizeof(T));
+        return v;
+    }
+    get_full(r, c, &v, s, 1, sizeof(T), pe, false);
     return v;
 }
 

@@ -4,6 +4,22 @@
 using namespace ushmem;
 using ushmem::api::rt;
 
+namespace ushmem::api {
+void put_full(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+              std::size_t elem, int pe, bool nbi) {
+    core::check_running(r);
+    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_put_nbi : core::stats::k_put, nelems * elem);
+    core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+}
+
+void get_full(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+              std::size_t elem, int pe, bool nbi) {
+    core::check_running(r);
+    core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_get_nbi : core::stats::k_get, nelems * elem);
+    core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+}
+} // namespace ushmem::api
+
 #define DEF_RMA_TYPED(T, N, _)                                                                    \
     USHMEM_DEF(void, shmem_##N##_put, (T * d, const T *s, size_t n, int pe)) {                    \
         api::put("shmem_" #N "_put", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
