@@ -2,6 +2,7 @@
 #include "core/info.hpp"
 
 #include "core/runtime.hpp"
+#include "util/text.hpp"
 
 #include <hwloc.h>
 #include <unistd.h>
@@ -50,62 +51,16 @@ std::string hex(std::uintptr_t v) {
     return b;
 }
 
-// UCX lanes an endpoint uses per operation class, read back from ucp_ep_print_info (UCX has no
-// query API for them). Lane lines look like
-//   "#  lane[0]:  8:sysv/memory.0 md[4]  -> md[4]/sysv/sysdev[255] rma_bw#0 am am_bw#0"
-struct lanes_of_ep {
-    std::string rma, amo, am;
-};
-void add_name(std::string &list, const std::string &name) {
-    if (list.find(name) != std::string::npos) return;
-    if (!list.empty()) list += ",";
-    list += name;
-}
-lanes_of_ep endpoint_lanes(ucp_ep_h ep) {
-    lanes_of_ep r;
+// The lanes UCX chose for an endpoint, from its own report (ucp_ep_print_info).
+util::ep_lanes endpoint_lanes(ucp_ep_h ep) {
     char *buf = nullptr;
     std::size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return r;
+    if (!f) return {};
     ucp_ep_print_info(ep, f);
     std::fclose(f);
-    std::istringstream in(std::string(buf, len));
+    util::ep_lanes r = util::parse_ep_lanes(std::string_view(buf, len));
     std::free(buf);
-    std::string line;
-    std::vector<std::string> lane_res;  // resource of lane[i]
-    while (std::getline(in, line)) {
-        // "put[i]:" / "get[i]:" list the protocols of RMA lane i (RMA lanes carry no class tag).
-        std::size_t pp = line.find("put[");
-        if (pp != std::string::npos && line.find("]:", pp) != std::string::npos) {
-            std::size_t lane = std::strtoul(line.c_str() + pp + 4, nullptr, 10);
-            if (lane < lane_res.size()) add_name(r.rma, lane_res[lane]);
-            continue;
-        }
-        std::size_t lp = line.find("lane[");
-        std::size_t arrow = line.find("->");
-        if (lp == std::string::npos || arrow == std::string::npos) continue;
-        // The resource: "8:sysv/memory.0" -> "sysv/memory.0".
-        std::istringstream head(line.substr(line.find(':', lp) + 1));
-        std::string res;
-        head >> res;
-        if (std::size_t c = res.find(':'); c != std::string::npos) res = res.substr(c + 1);
-        std::size_t index = std::strtoul(line.c_str() + lp + 5, nullptr, 10);
-        if (lane_res.size() <= index) lane_res.resize(index + 1);
-        lane_res[index] = res;
-        std::istringstream tail(line.substr(arrow + 2));
-        std::string tok;
-        tail >> tok;  // the remote md/transport/device
-        while (tail >> tok) {
-            std::string cls = tok.substr(0, tok.find('#'));
-            if (cls == "rma" || cls == "rma_bw") add_name(r.rma, res);
-            else if (cls == "amo") add_name(r.amo, res);
-            else if (cls == "am" || cls == "am_bw") add_name(r.am, res);
-        }
-    }
-    // No RMA lane at all: UCX emulates puts, gets (and AMOs) over active messages, which needs
-    // the target to progress (the case for a progress thread).
-    if (r.rma.empty() && !r.am.empty()) r.rma = "emulated over AM";
-    if (r.amo.empty() && !r.am.empty()) r.amo = "emulated over AM";
     return r;
 }
 
@@ -175,7 +130,7 @@ std::string info_report(const char *routine, bool json, bool header) {
     struct peer_row {
         int pe;
         bool same_node, direct;
-        lanes_of_ep lanes;
+        util::ep_lanes lanes;
     };
     std::vector<peer_row> peers;
     for (int pe = 0; pe < rt.npes; ++pe) {

@@ -2,6 +2,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/team.hpp"
+#include "util/text.hpp"
 
 #include <hwloc.h>
 #include <link.h>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 namespace ushmem::core {
 namespace {
@@ -74,23 +76,19 @@ inline void raw_copy(void *dst, const void *src, std::size_t n) {
 }
 } // namespace
 
+namespace {
+std::string read_file(const char *path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+} // namespace
+
 int restrict_shm_permissions() {
-    // In /proc/self/maps a SysV segment shows as "/SYSV<key> (deleted)" with its shmid as the
-    // inode. umask does not apply to shmget, and UCX gives no handle to the shmid: find them here.
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    std::vector<int> done;
+    // umask does not apply to shmget, and UCX gives no handle to the shmid: find our segments in
+    // /proc/self/maps (util::sysv_ids_in_maps).
     int changed = 0;
     const pid_t self = getpid();
-    while (std::getline(maps, line)) {
-        if (line.find("/SYSV") == std::string::npos) continue;
-        unsigned long long inode = 0;
-        char range[64], perms[8], offset[32], dev[16];
-        if (std::sscanf(line.c_str(), "%63s %7s %31s %15s %llu", range, perms, offset, dev, &inode) != 5)
-            continue;
-        int id = int(inode);
-        if (std::find(done.begin(), done.end(), id) != done.end()) continue;
-        done.push_back(id);
+    for (int id : util::sysv_ids_in_maps(read_file("/proc/self/maps"))) {
         struct shmid_ds ds;
         if (shmctl(id, IPC_STAT, &ds) != 0 || ds.shm_cpid != self) continue;  // a peer's segment
         if ((ds.shm_perm.mode & 0777) == 0600) continue;
@@ -107,16 +105,11 @@ void map_heap(const char *routine) {
     // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for.
     std::size_t size = round_up(rt.cfg.symmetric_size + team_pool_bytes(rt.cfg), huge_page);
 
-    std::uintptr_t want = default_heap_address;
+    std::uintptr_t want = 0;
     const std::string &a = rt.cfg.heap_address;
-    if (a == "any") want = 0;
-    else if (a != "auto") {
-        char *end = nullptr;
-        want = std::strtoull(a.c_str(), &end, 16);
-        if (!end || *end || want % huge_page)
-            fatal(routine, "malformed value USHMEM_HEAP_ADDRESS='%s': expected 'auto', 'any' or a hex "
-                           "address that is a multiple of 2 MiB", a.c_str());
-    }
+    if (!util::parse_heap_address(a, default_heap_address, huge_page, want))
+        fatal(routine, "malformed value USHMEM_HEAP_ADDRESS='%s': expected 'auto', 'any' or a non-zero "
+                       "hex address that is a multiple of 2 MiB", a.c_str());
     // Reserve the range first: UCX maps FIXED with SHM_REMAP, which would silently replace
     // whatever lives there. MAP_FIXED_NOREPLACE fails instead.
     bool reserved = false;
@@ -220,19 +213,7 @@ void unmap_heap() {
 }
 
 std::size_t mapping_page_size(std::uintptr_t addr) {
-    std::ifstream f("/proc/self/smaps");
-    std::string line;
-    char key[32];
-    std::snprintf(key, sizeof key, "%lx-", static_cast<unsigned long>(addr));
-    bool in = false;
-    while (std::getline(f, line)) {
-        if (!in) {
-            in = line.rfind(key, 0) == 0;
-            continue;
-        }
-        if (line.rfind("KernelPageSize:", 0) == 0) return std::size_t(std::strtoull(line.c_str() + 15, nullptr, 10)) << 10;
-    }
-    return 0;
+    return util::page_size_in_smaps(read_file("/proc/self/smaps"), addr);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "transport/ucx.hpp"
 
+#include "util/text.hpp"
+
 #include <sched.h>
 
 #include <atomic>
@@ -21,9 +23,9 @@ lanes_info g_lanes;
 // with their own worker may be driven by several threads at once).
 std::atomic<ucs_status_t> g_async_error{UCS_OK};
 
-// UCX prints its resources to a FILE; read them back to learn which transports can do RMA
-// one-sidedly. Only sysv/posix (on the node) and RDMA transports (across nodes) can: with tcp
-// alone UCX emulates RMA with active messages that the target must progress.
+// UCX prints its resources to a FILE; read them back (util::parse_ucx_resources) to learn which
+// transports can do RMA one-sidedly. Only sysv/posix (on the node) and RDMA transports (across
+// nodes) can: with tcp alone UCX emulates RMA with active messages that the target must progress.
 void inspect_lanes() {
     char *buf = nullptr;
     size_t len = 0;
@@ -31,22 +33,11 @@ void inspect_lanes() {
     if (!f) return;
     ucp_context_print_info(g_context, f);
     fclose(f);
-    std::string text(buf, len);
+    util::ucx_resources r = util::parse_ucx_resources(std::string_view(buf, len));
     free(buf);
-    std::string names;
-    size_t pos = 0;
-    while ((pos = text.find("flags --", pos)) != std::string::npos) {
-        pos += 8;
-        size_t end = text.find('\n', pos);
-        std::string r = text.substr(pos, end - pos);
-        r.erase(0, r.find_first_not_of(' '));
-        if (!names.empty()) names += ' ';
-        names += r;
-        if (r.rfind("sysv/", 0) == 0 || r.rfind("posix/", 0) == 0) g_lanes.has_shared_memory_rma = true;
-        if (r.rfind("rc_", 0) == 0 || r.rfind("dc_", 0) == 0 || r.rfind("gga", 0) == 0)
-            g_lanes.has_network_rdma = true;
-    }
-    g_lanes.resources = names;
+    g_lanes.has_shared_memory_rma = r.shared_memory_rma;
+    g_lanes.has_network_rdma = r.network_rdma;
+    g_lanes.resources = r.names;
 }
 } // namespace
 
