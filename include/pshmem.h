@@ -1830,6 +1830,7 @@ int pshmemx_pe_is_direct(int pe);
 size_t pshmemx_heap_page_size(void);
 size_t pshmemx_info(int json, int header, char *buf, size_t len);
 int pshmemx_ctx_pe_test(shmem_ctx_t ctx, const int *target_pes, size_t npes, int *pending_pe);
+void pshmemx_ctx_pe_replies(shmem_ctx_t ctx, int pe, uint64_t *issued, uint64_t *completed);
 void pshmemx_coll_timeout_begin(double seconds);
 int pshmemx_coll_timeout_end(void);
 

@@ -35,6 +35,13 @@ size_t shmemx_info(int json, int header, char *buf, size_t len);
  * Poll it to bound a wait for completion: the first call starts a flush that later calls test. */
 int shmemx_ctx_pe_test(shmem_ctx_t ctx, const int *target_pes, size_t npes, int *pending_pe);
 
+/* Gets and fetching atomics issued on `ctx` to `pe` (numbered in the context's team) as
+ * non-blocking operations through the transport, and how many of them have completed (their reply
+ * arrived), counted since the library was initialised (the context created). Operations on the
+ * same-node direct path complete at once and are not counted; nor are puts, whose completion only
+ * a flush observes. Either pointer may be NULL. */
+void shmemx_ctx_pe_replies(shmem_ctx_t ctx, int pe, uint64_t *issued, uint64_t *completed);
+
 /* Deadline for the team collectives this thread calls (shmem_team_sync, shmem_barrier_all,
  * shmem_sync_all, the shmem_TYPENAME_* and *mem team collectives) until shmemx_coll_timeout_end:
  * one that is still waiting for other PEs `seconds` after shmemx_coll_timeout_begin gives up and

@@ -5,11 +5,12 @@
 
 #include <type_traits>
 
-// Events are cheap: a context and a PE, trivially copyable, no allocation.
-static_assert(sizeof(ushmem::event) <= 2 * sizeof(void *));
-static_assert(std::is_trivially_copyable_v<ushmem::event>);
-static_assert(std::is_trivially_destructible_v<ushmem::event>);
-static_assert(sizeof(ushmem::value_event<long>) <= 3 * sizeof(void *));
+// Events are cheap: a context, one PE with its operation counts inline (no allocation), and a
+// shared pointer used only by batches to several PEs; copying one never throws.
+static_assert(sizeof(ushmem::event) <= 5 * sizeof(void *));
+static_assert(std::is_nothrow_copy_constructible_v<ushmem::event>);
+static_assert(std::is_nothrow_move_constructible_v<ushmem::event>);
+static_assert(sizeof(ushmem::value_event<long>) <= 6 * sizeof(void *));
 // value_event holds the fetched value: it must not move while the operation is in flight.
 static_assert(!std::is_move_constructible_v<ushmem::value_event<long>>);
 static_assert(!std::is_copy_constructible_v<ushmem::value_event<long>>);
@@ -139,4 +140,54 @@ TEST(CxxTimeouts, PollUntilNamesTheTimeWaited) {
         ushmem::detail::clock::now(), 0ns, [&] { return ++calls == 1; },
         [](std::chrono::nanoseconds) { throw std::logic_error("done at the first poll must not time out"); });
     EXPECT_EQ(calls, 1);
+}
+
+// timeout_error::pending(): one entry per incomplete PE, listed in what(); pe() is the first.
+TEST(CxxTimeouts, PendingPerPe) {
+    using namespace std::chrono_literals;
+    std::vector<ushmem::pe_progress> v{{3, 5, 2}, {7, 1, 0}, {9, ushmem::pe_progress::not_counted, 0}};
+    ushmem::timeout_error e(v, 12ms, "ushmem: event::wait: late");
+    EXPECT_EQ(e.pe(), 3);
+    ASSERT_EQ(e.pending().size(), 3u);
+    EXPECT_EQ(e.pending()[1].pe, 7);
+    EXPECT_EQ(e.pending()[0].issued, 5u);
+    EXPECT_EQ(e.pending()[0].completed, 2u);
+    const std::string w = e.what();
+    EXPECT_NE(w.find("PE 3: 2 of 5 operations complete"), std::string::npos) << w;
+    EXPECT_NE(w.find("PE 7: 0 of 1 operation complete"), std::string::npos) << w;
+    EXPECT_NE(w.find("PE 9: operations incomplete (not counted)"), std::string::npos) << w;
+    EXPECT_NE(w.find("after 12 ms"), std::string::npos) << w;
+    // Collectives and wait_until: no PE list, pe() is the waiting PE.
+    ushmem::timeout_error c(2, 1ms, "x");
+    EXPECT_TRUE(c.pending().empty());
+    // Copies (as exceptions are) keep the list.
+    ushmem::timeout_error copy = e;
+    EXPECT_EQ(copy.pending().size(), 3u);
+    EXPECT_EQ(ushmem::make_error_code(ushmem::errc::team_unusable).message(),
+              "team unusable after a timed-out collective");
+}
+
+// An event records the operations it issued per PE: inline for one PE, shared for several.
+TEST(CxxEvents, CountsPerPe) {
+    ushmem::event one(SHMEM_CTX_DEFAULT, 4);
+    EXPECT_EQ(one.pe(), 4);
+    ASSERT_EQ(one.pes().size(), 1u);
+    EXPECT_EQ(one.issued(0), 1u);
+    EXPECT_EQ(one.fetches(0), 0u);
+    EXPECT_TRUE(one.counted());
+    EXPECT_FALSE(ushmem::event(SHMEM_CTX_DEFAULT, -1).counted());
+    EXPECT_FALSE(ushmem::event().counted());
+    ushmem::event get(SHMEM_CTX_DEFAULT, 2, 1, 1);
+    EXPECT_EQ(get.fetches(0), 1u);
+
+    auto counts = std::make_shared<const ushmem::detail::pe_counts>(
+        ushmem::detail::pe_counts{{0, 2, 5}, {1, 2, std::size_t(1) << 40}, {0, 1, 7}});
+    ushmem::event e3(SHMEM_CTX_DEFAULT, counts);
+    EXPECT_EQ(e3.pe(), -1);
+    ASSERT_EQ(e3.pes().size(), 3u);
+    EXPECT_EQ(e3.pes()[2], 5);
+    EXPECT_EQ(e3.issued(2), std::size_t(1) << 40);
+    EXPECT_EQ(e3.fetches(1), 1u);
+    ushmem::event copy = e3;  // shares the counts
+    EXPECT_EQ(copy.pes().data(), e3.pes().data());
 }

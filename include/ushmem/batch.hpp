@@ -14,12 +14,23 @@ namespace ushmem {
 // (non-blocking forms) and returns an event: a per-PE quiet when all the operations target one
 // PE, otherwise a quiet of the context. submit() may be called again (the operations are issued
 // again); clear() empties the batch. Buffers must stay valid until the submitted event completes.
+// The batch counts its operations per target PE as they are queued (and the gets and fetching
+// atomics among them); the event carries the counts (for several PEs shared, allocated once per
+// change of the batch), so that a timed-out wait lists each incomplete PE with the operations
+// issued to it and those known complete.
 class batch {
 public:
     explicit batch(shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) : ctx_(ctx) {}
 
     std::size_t size() const noexcept { return ops_.size(); }
-    void clear() noexcept { ops_.clear(); }
+    void clear() noexcept {
+        ops_.clear();
+        counts_.pes.clear();
+        counts_.issued.clear();
+        counts_.fetches.clear();
+        slot_.clear();
+        spill_.reset();
+    }
 
     // Raw forms: `dest`/`src` are symmetric addresses as seen on this PE.
     template <class T> std::size_t put(int pe, T *dest, const T *src, std::size_t n) {
@@ -74,15 +85,17 @@ public:
     }
 
     event submit() const {
-        int pe = -1;
-        bool one = true;
-        for (const op &o : ops_) {
-            o.issue(o, ctx_);
-            if (pe < 0) pe = o.pe;
-            else if (o.pe != pe) one = false;
-        }
-        return {ctx_, one ? pe : -1};
+        for (const op &o : ops_) o.issue(o, ctx_);
+        const std::size_t n = counts_.pes.size();
+        if (n == 0) return {ctx_, -1};
+        if (n == 1 && counts_.issued[0] <= UINT32_MAX)
+            return {ctx_, counts_.pes[0], std::uint32_t(counts_.issued[0]), std::uint32_t(counts_.fetches[0])};
+        if (!spill_) spill_ = std::make_shared<const detail::pe_counts>(counts_);
+        return {ctx_, spill_};
     }
+    // The PEs targeted, in order of first use, and the operations queued to each.
+    std::span<const int> target_pes() const noexcept { return counts_.pes; }
+    std::span<const std::size_t> counts() const noexcept { return counts_.issued; }
 
 private:
     struct op {
@@ -117,6 +130,19 @@ private:
     }
     std::size_t push(const op &o) {
         ops_.push_back(o);
+        // Count it for its PE (slot_: index in counts_ by PE, grown on demand).
+        const std::size_t pe = std::size_t(o.pe);
+        if (pe >= slot_.size()) slot_.resize(pe + 1, -1);
+        if (slot_[pe] < 0) {
+            slot_[pe] = int(counts_.pes.size());
+            counts_.pes.push_back(o.pe);
+            counts_.issued.push_back(0);
+            counts_.fetches.push_back(0);
+        }
+        const std::size_t i = std::size_t(slot_[pe]);
+        ++counts_.issued[i];
+        if (o.issue != &issue_put) ++counts_.fetches[i];  // gets and the fetching atomics
+        spill_.reset();
         return ops_.size() - 1;
     }
     template <class T>
@@ -133,6 +159,9 @@ private:
 
     shmem_ctx_t ctx_;
     std::vector<op> ops_;
+    detail::pe_counts counts_;
+    std::vector<int> slot_;
+    mutable std::shared_ptr<const detail::pe_counts> spill_;  // counts_ as the events share them
 };
 
 } // namespace ushmem

@@ -5,8 +5,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
+#include <span>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace ushmem {
 
@@ -15,6 +19,7 @@ enum class errc : int {
     invalid_argument = 2,     // size, alignment, non-symmetric address, PE out of range
     timeout = 3,              // a blocking call's deadline passed
     transport = 4,            // the transport or a collective reported a failure
+    team_unusable = 5,        // a collective on this team timed out earlier (see team::usable)
 };
 
 namespace detail {
@@ -27,6 +32,7 @@ public:
         case errc::invalid_argument: return "invalid argument";
         case errc::timeout: return "timed out";
         case errc::transport: return "transport or collective failure";
+        case errc::team_unusable: return "team unusable after a timed-out collective";
         }
         return "unknown ushmem error";
     }
@@ -64,20 +70,55 @@ public:
     explicit invalid_argument(const std::string &what) : error(errc::invalid_argument, what) {}
 };
 
+// What a timed wait knew, per PE still incomplete when its deadline passed. `issued`: operations
+// the waited-on event (or batch) issued to that PE; `completed`: those of them whose completion was
+// observed (see docs/cpp.md, "What completed means"). A bounded quiet covers every operation on
+// the context, which ushmem does not count: `issued` is then `not_counted`.
+struct pe_progress {
+    static constexpr std::size_t not_counted = std::numeric_limits<std::size_t>::max();
+    int pe;
+    std::size_t issued, completed;
+};
+
+// A bounded call passed its deadline. pending() lists the PEs whose operations were incomplete
+// (waits on events, batches and quiet); it is empty when the call waited for other PEs to arrive
+// (collectives, wait_until), and pe() is then this PE. Otherwise pe() is the first pending PE.
 class timeout_error : public error {
 public:
     timeout_error(int pe, std::chrono::nanoseconds elapsed, const std::string &what)
-        : error(errc::timeout,
-                what + " (PE " + std::to_string(pe) + ", after " +
-                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()) +
-                    " ms)"),
+        : error(errc::timeout, what + " (PE " + std::to_string(pe) + ", after " + ms(elapsed) + ")"),
           pe_(pe), elapsed_(elapsed) {}
+    // what() is `what`, the time and the PE list, then `remedy`. `pending` must not be empty.
+    timeout_error(std::vector<pe_progress> pending, std::chrono::nanoseconds elapsed, const std::string &what,
+                  const std::string &remedy = {})
+        : error(errc::timeout, what + " (after " + ms(elapsed) + "; " + list(pending) + ")" +
+                                   (remedy.empty() ? "" : ". " + remedy)),
+          pe_(pending.empty() ? -1 : pending.front().pe), elapsed_(elapsed), pending_(std::move(pending)) {}
     int pe() const noexcept { return pe_; }
     std::chrono::nanoseconds elapsed() const noexcept { return elapsed_; }
+    std::span<const pe_progress> pending() const noexcept { return pending_; }
 
 private:
+    static std::string ms(std::chrono::nanoseconds d) {
+        return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + " ms";
+    }
+    // "PE 3: 2 of 5 operations complete, PE 4: ..."
+    static std::string list(const std::vector<pe_progress> &v) {
+        std::string s;
+        for (const pe_progress &p : v) {
+            if (!s.empty()) s += ", ";
+            s += "PE " + std::to_string(p.pe) + ": ";
+            if (p.issued == pe_progress::not_counted)
+                s += "operations incomplete (not counted)";
+            else
+                s += std::to_string(p.completed) + " of " + std::to_string(p.issued) + " operation" +
+                     (p.issued == 1 ? "" : "s") + " complete";
+        }
+        return s;
+    }
     int pe_;
     std::chrono::nanoseconds elapsed_;
+    std::vector<pe_progress> pending_;
 };
 
 class transport_error : public error {

@@ -7,17 +7,21 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ushmem {
 
@@ -83,7 +87,8 @@ namespace detail {
 using clock = std::chrono::steady_clock;
 
 // Polls done() until it holds or `limit` has passed since `start`; then calls fail(elapsed),
-// which must throw. Yields now and then: the PE that must act may share this core.
+// which throws, or returns to end the wait (it found the work done after all). Yields now and
+// then: the PE that must act may share this core.
 template <class Done, class Fail>
 inline void poll_until(clock::time_point start, std::chrono::nanoseconds limit, Done done, Fail fail) {
     const auto deadline = start + std::chrono::duration_cast<clock::duration>(limit);
@@ -92,7 +97,7 @@ inline void poll_until(clock::time_point start, std::chrono::nanoseconds limit, 
         const auto now = clock::now();
         if (now >= deadline) {
             fail(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start));
-            return;  // not reached: fail throws
+            return;
         }
         if ((i & 15) == 15) std::this_thread::yield();
     }
@@ -102,25 +107,83 @@ inline void check_coll(int rc, const char *what) {
     if (rc != 0) throw transport_error(std::string("ushmem: ") + what + " failed");
 }
 
+// Teams on which a bounded collective gave up on this PE: their collective state is undefined (other
+// members may have counted some of its signals, or wait for signals it never sent), so any
+// further collective on them would hang or pass early and corrupt data. Kept by handle rather than
+// in the team object, because every ushmem::world() is a new object naming the same team. Only
+// this PE knows: the others learn nothing. `any` keeps the check of every collective to one load
+// while no team is marked; the runtime's destructor clears the list.
+struct unusable_teams {
+    std::atomic<bool> any{false};
+    std::mutex lock;
+    std::vector<shmem_team_t> teams;
+};
+inline unusable_teams g_unusable;
+
+[[gnu::noinline]] inline bool team_listed_unusable(shmem_team_t h) {
+    std::lock_guard<std::mutex> g(g_unusable.lock);
+    return std::find(g_unusable.teams.begin(), g_unusable.teams.end(), h) != g_unusable.teams.end();
+}
+[[gnu::always_inline]] inline bool team_unusable(shmem_team_t h) {
+    if (!g_unusable.any.load(std::memory_order_acquire)) [[likely]]
+        return false;
+    return team_listed_unusable(h);
+}
+inline void mark_unusable(shmem_team_t h) {
+    std::lock_guard<std::mutex> g(g_unusable.lock);
+    if (std::find(g_unusable.teams.begin(), g_unusable.teams.end(), h) == g_unusable.teams.end())
+        g_unusable.teams.push_back(h);
+    g_unusable.any.store(true, std::memory_order_release);
+}
+inline void forget_unusable() {
+    std::lock_guard<std::mutex> g(g_unusable.lock);
+    g_unusable.teams.clear();
+    g_unusable.any.store(false, std::memory_order_release);
+}
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_unusable(shmem_team_t h, const char *what) {
+    throw error(errc::team_unusable,
+                std::string("ushmem: ") + what + " on PE " + std::to_string(shmem_my_pe()) + ": " +
+                    (h == SHMEM_TEAM_WORLD ? "the world team" : "this team") +
+                    " had a bounded collective time out on this PE, which left its collective state "
+                    "undefined; it can take no further collective (nor symmetric allocation, for the "
+                    "world team). End the job (shmem_global_exit) or go on with other teams");
+}
+[[gnu::always_inline]] inline void check_usable(shmem_team_t h, const char *what) {
+    if (team_unusable(h)) [[unlikely]]
+        throw_unusable(h, what);
+}
+
 // Runs the team collective call() (returning the C routine's int) under `limit`: unbounded, the C
 // routine alone; bounded, with a deadline for its waits (shmemx_coll_timeout_begin), and
-// timeout_error when it gave up. The time already used since `start` counts.
+// timeout_error when it gave up, after which the team is unusable (team_unusable). The time
+// already used since `start` counts. A team already unusable throws error(team_unusable).
 template <class Call>
 inline void run_coll(shmem_team_t team, const char *what, wait_limit limit, Call call,
                      clock::time_point start = clock::now()) {
+    check_usable(team, what);
     if (!limit.bounded()) [[likely]]
         return check_coll(call(), what);
     const auto left = limit.duration() - (clock::now() - start);
     shmemx_coll_timeout_begin(std::chrono::duration<double>(left).count());
     const int rc = call();
-    if (shmemx_coll_timeout_end() != 0)
+    if (shmemx_coll_timeout_end() != 0) {
+        mark_unusable(team);
         throw timeout_error(shmem_my_pe(), std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start),
                             std::string("ushmem: ") + what + " on a team of " +
                                 std::to_string(shmem_team_n_pes(team)) +
-                                " PEs: not every member arrived before the deadline. The team's "
-                                "collective state is now undefined: use it for no further "
-                                "collective (end the job with shmem_global_exit)");
+                                " PEs: not every member arrived before the deadline. The team is now "
+                                "unusable for collectives on this PE (its collective state is "
+                                "undefined; see docs/cpp.md, \"Timeouts\")");
+    }
     check_coll(rc, what);
+}
+
+// Bounded collective creation or destruction (symmetric allocation and free, team splits): first
+// a sync of `team` under `limit`, so that the operation itself, which cannot give up half way
+// without leaving the heap or the team pool inconsistent between PEs, starts only once every
+// member has arrived. Costs one sync, in the bounded form only; every PE must use the same form.
+inline void arrive_all(shmem_team_t team, const char *what, wait_limit limit) {
+    run_coll(team, what, limit, [team] { return shmem_team_sync(team); });
 }
 } // namespace detail
 
@@ -140,9 +203,11 @@ public:
     }
     runtime(const runtime &) = delete;
     runtime &operator=(const runtime &) = delete;
+    // shmem_finalize: not bounded (see docs/cpp.md, "Timeouts").
     ~runtime() {
         shmem_finalize();
         detail::g_npes = 0;
+        detail::forget_unusable();
     }
     int thread_level() const noexcept { return provided_; }
     static int my_pe() noexcept { return shmem_my_pe(); }
@@ -255,15 +320,23 @@ template <class T> class symmetric {
 public:
     // Every PE's elements are initialised before the constructor returns on any PE (a barrier
     // follows the fill, so a remote put issued right after construction cannot be overwritten).
+    //
+    // Bounded (a last wait_limit): the allocation waits at most `limit` for the other PEs. It first
+    // syncs the world team under the limit (detail::arrive_all), so every PE must pass a limit (of
+    // any value) or none. timeout_error: nothing was allocated, and the world team is unusable.
     explicit symmetric(std::size_t n) : symmetric(n, T{}) {}
-    symmetric(std::size_t n, const T &init) : symmetric(n, uninitialized) {
+    symmetric(std::size_t n, wait_limit limit) : symmetric(n, T{}, limit) {}
+    symmetric(std::size_t n, const T &init, wait_limit limit = {}) : symmetric(n, uninitialized, limit) {
         std::uninitialized_fill_n(p_, n_, init);
         shmem_barrier_all();
     }
     // Contents left as shmem_malloc returns them; one collective (the allocation) only.
-    symmetric(std::size_t n, uninitialized_t) : n_(n), uncaught_(std::uncaught_exceptions()) {
+    symmetric(std::size_t n, uninitialized_t, wait_limit limit = {})
+        : n_(n), uncaught_(std::uncaught_exceptions()) {
         if (n > SIZE_MAX / sizeof(T))
             detail::throw_invalid("symmetric: " + std::to_string(n) + " elements overflow size_t");
+        if (limit.bounded()) detail::arrive_all(SHMEM_TEAM_WORLD, "symmetric allocation", limit);
+        else detail::check_usable(SHMEM_TEAM_WORLD, "symmetric allocation");
         std::size_t bytes = n * sizeof(T);
         void *p = alignof(T) > 16 ? shmem_align(alignof(T), bytes ? bytes : 1)
                                   : shmem_malloc(bytes ? bytes : 1);
@@ -305,14 +378,37 @@ public:
         return {detail::unchecked, p_ + i, pe};
     }
 
+    // Frees the array now, collectively (shmem_free; the destructor then does nothing). Bounded, a
+    // world sync under `limit` comes first (as for the allocation; every PE must use the same form):
+    // on timeout_error the block is leaked, since its collective free can no longer complete, and
+    // the world team is unusable. After the world team became unusable, error(team_unusable).
+    void free(wait_limit limit = {}) {
+        if (p_ == nullptr) return;
+        try {
+            if (limit.bounded()) detail::arrive_all(SHMEM_TEAM_WORLD, "symmetric free", limit);
+            else detail::check_usable(SHMEM_TEAM_WORLD, "symmetric free");
+        } catch (const timeout_error &) {
+            p_ = nullptr;  // leaked, without the destructor's warning: the exception says it
+            n_ = 0;
+            throw;
+        }
+        shmem_free(p_);
+        p_ = nullptr;
+        n_ = 0;
+    }
+
 private:
     void release() noexcept {
         if (p_ == nullptr) return;
-        if (std::uncaught_exceptions() > uncaught_) {
+        const char *why = std::uncaught_exceptions() > uncaught_ ? "during exception unwinding"
+                          : detail::team_unusable(SHMEM_TEAM_WORLD)
+                              ? "after a timed-out collective made the world team unusable"
+                              : nullptr;
+        if (why) {
             std::fprintf(stderr,
-                         "ushmem: PE %d: symmetric<> of %zu bytes destroyed during exception "
-                         "unwinding; leaked instead of a collective shmem_free\n",
-                         shmem_my_pe(), n_ * sizeof(T));
+                         "ushmem: PE %d: symmetric<> of %zu bytes destroyed %s; leaked instead of "
+                         "a collective shmem_free\n",
+                         shmem_my_pe(), n_ * sizeof(T), why);
         } else {
             shmem_free(p_);
         }

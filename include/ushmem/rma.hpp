@@ -4,60 +4,148 @@
 #include <ushmem/memory.hpp>
 
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <thread>
+#include <vector>
 
 namespace ushmem {
 
-// Completion of asynchronous operations to one PE (pe() >= 0) or of everything outstanding on a
-// context (pe() < 0, as a batch to several PEs returns). Two words, no allocation.
+namespace detail {
+// The operations an event issued, per target PE, for events to several PEs (batches): all of
+// them, and the gets and fetching atomics among them, whose completion the transport reports one
+// by one (shmemx_ctx_pe_replies). Shared, immutable: copies of the event and repeated submits of
+// an unchanged batch share one.
+struct pe_counts {
+    std::vector<int> pes;
+    std::vector<std::size_t> issued, fetches;
+};
+// The number of PEs in `ctx`'s team (its PE numbering).
+inline int ctx_npes(shmem_ctx_t ctx) {
+    shmem_team_t t = SHMEM_TEAM_WORLD;
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_get_team(ctx, &t);
+    return t == SHMEM_TEAM_WORLD ? npes() : shmem_team_n_pes(t);
+}
+} // namespace detail
+
+// Completion of asynchronous operations: to one PE (pe() >= 0), to several PEs (a batch), or of
+// everything outstanding on a context (counted() false: quiet(limit)). It records how many
+// operations it issued to each PE, for timeout_error::pending(): one PE inline (an event to one
+// PE is a context, a PE and two counts: no allocation), several in a shared detail::pe_counts.
 //
 // wait() is shmem_pe_quiet (shmem_ctx_pe_quiet) of that one PE: it also completes other operations
-// to the same PE issued on the context, never waits for those to other PEs. test() and
-// wait(timeout) poll shmemx_ctx_pe_test, a non-blocking per-PE quiet (a flush of that PE's
-// endpoint, started once and then tested): test() returns at once; wait(timeout) polls until
-// complete or throws timeout_error naming the PE still incomplete. The operations stay in flight
-// after a timeout: a later wait()/test()/quiet() completes them.
+// to the same PE issued on the context, never waits for those to other PEs; to several PEs, a
+// quiet of the context. test() and wait(timeout) poll shmemx_ctx_pe_test, a non-blocking per-PE
+// quiet (a flush of that PE's endpoint, started once and then tested): test() returns at once;
+// wait(timeout) tests each PE until all are complete or throws timeout_error listing those still
+// incomplete. The operations stay in flight after a timeout: a later wait()/test()/quiet()
+// completes them (their buffers must stay valid until then).
 class [[nodiscard]] event {
 public:
     event() = default;
-    event(shmem_ctx_t ctx, int pe) noexcept : ctx_(ctx), pe_(pe) {}
-    int pe() const noexcept { return pe_; }
+    // `issued` operations to `pe` (numbered in ctx's team), `fetches` of them gets or fetching
+    // atomics; pe < 0: the whole context, uncounted.
+    event(shmem_ctx_t ctx, int pe, std::uint32_t issued = 1, std::uint32_t fetches = 0) noexcept
+        : ctx_(ctx), n_(pe >= 0 ? 1 : 0), pe_(pe), issued_(issued), fetches_(fetches) {}
+    // Several PEs (counts->pes not empty, distinct).
+    event(shmem_ctx_t ctx, std::shared_ptr<const detail::pe_counts> counts) noexcept
+        : ctx_(ctx), n_(int(counts->pes.size())), spill_(std::move(counts)) {}
+    int pe() const noexcept { return n_ == 1 ? pes()[0] : -1; }
     shmem_ctx_t context() const noexcept { return ctx_; }
+    // False for an event covering the whole context (operations not counted).
+    bool counted() const noexcept { return n_ > 0; }
+    // The PEs it waits for; the operations it issued to the i-th, and the gets and fetching
+    // atomics among them.
+    std::span<const int> pes() const noexcept {
+        return spill_ ? std::span<const int>(spill_->pes) : std::span<const int>(&pe_, std::size_t(n_));
+    }
+    std::size_t issued(std::size_t i) const noexcept { return spill_ ? spill_->issued[i] : issued_; }
+    std::size_t fetches(std::size_t i) const noexcept { return spill_ ? spill_->fetches[i] : fetches_; }
+
     void wait() const {
-        if (ctx_ == SHMEM_CTX_DEFAULT) {
-            if (pe_ >= 0) shmem_pe_quiet(&pe_, 1);
-            else shmem_quiet();
+        // The PE is copied out: the C routine gets the address of a local, so the event does not
+        // escape and, inlined, costs nothing beyond that store (its other fields are dead).
+        if (n_ == 1) {
+            int pe = pes()[0];
+            if (ctx_ == SHMEM_CTX_DEFAULT) shmem_pe_quiet(&pe, 1);
+            else shmem_ctx_pe_quiet(ctx_, &pe, 1);
         } else {
-            if (pe_ >= 0) shmem_ctx_pe_quiet(ctx_, &pe_, 1);
+            if (ctx_ == SHMEM_CTX_DEFAULT) shmem_quiet();
             else shmem_ctx_quiet(ctx_);
         }
     }
     bool test() const {
-        int incomplete = pe_;
-        return test(incomplete);
+        const std::span<const int> p = pes();
+        return shmemx_ctx_pe_test(ctx_, n_ ? p.data() : nullptr, p.size(), nullptr) != 0;
     }
-    void wait(wait_limit limit) const {
+    void wait(wait_limit limit) const { wait(limit, "event::wait"); }
+    // The same, naming `routine` in the timeout message (the bounded calls built on events).
+    void wait(wait_limit limit, const char *routine) const {
         if (!limit.bounded()) return wait();
-        int incomplete = pe_;
-        detail::poll_until(detail::clock::now(), limit.duration(), [&] { return test(incomplete); },
-                           [&](std::chrono::nanoseconds elapsed) { throw_timeout(incomplete, elapsed); });
+        const auto start = detail::clock::now();
+        if (n_ == 0)
+            return detail::poll_until(start, limit.duration(), [&] { return test(); },
+                                      [&](std::chrono::nanoseconds elapsed) { context_timeout(elapsed, routine); });
+        // Each PE is tested on its own until complete, so that a timeout can list the others.
+        const std::span<const int> p = pes();
+        bool one_done = false;
+        std::unique_ptr<bool[]> many_done;
+        bool *done = n_ == 1 ? &one_done : (many_done = std::make_unique<bool[]>(p.size())).get();
+        std::size_t left = p.size();
+        detail::poll_until(
+            start, limit.duration(),
+            [&] {
+                for (std::size_t i = 0; i < p.size(); ++i)
+                    if (!done[i] && shmemx_ctx_pe_test(ctx_, &p[i], 1, nullptr)) {
+                        done[i] = true;
+                        --left;
+                    }
+                return left == 0;
+            },
+            [&](std::chrono::nanoseconds elapsed) {
+                std::vector<pe_progress> pending;
+                for (std::size_t i = 0; i < p.size(); ++i)
+                    if (!done[i]) pending.push_back({p[i], issued(i), completed_fetches(p[i], fetches(i))});
+                throw_timeout(std::move(pending), elapsed, routine);
+            });
     }
 
 private:
-    bool test(int &incomplete) const {
-        return shmemx_ctx_pe_test(ctx_, pe_ >= 0 ? &pe_ : nullptr, pe_ >= 0 ? 1 : 0, &incomplete) != 0;
+    // Of `k` gets and fetching atomics issued to `pe`, how many are known complete: all but those
+    // still outstanding to that PE on the context (every reply not yet arrived, whoever issued
+    // it), a lower bound that is exact when nothing else is in flight there. Puts are known
+    // complete only once the PE's flush is, and the PE is then not pending (see docs/cpp.md).
+    std::size_t completed_fetches(int pe, std::size_t k) const {
+        if (k == 0) return 0;
+        std::uint64_t issued = 0, done = 0;
+        shmemx_ctx_pe_replies(ctx_, pe, &issued, &done);
+        const std::uint64_t outstanding = issued > done ? issued - done : 0;
+        return outstanding >= k ? 0 : std::size_t(k - outstanding);
     }
-    [[noreturn, gnu::noinline, gnu::cold]] static void throw_timeout(int pe, std::chrono::nanoseconds elapsed) {
-        throw timeout_error(pe, elapsed,
-                            "ushmem: event::wait: operations issued to PE " + std::to_string(pe) +
-                                " are not complete before the deadline (issued: every operation "
-                                "to that PE on this context since its last quiet; completed: not "
-                                "yet acknowledged by the transport). They stay in flight; over an "
-                                "emulated transport (UCX_TLS=tcp) the target must progress "
-                                "(USHMEM_PROGRESS_THREAD)");
+    // Lists every PE of the context still incomplete; returns (the wait succeeds) when none is.
+    void context_timeout(std::chrono::nanoseconds elapsed, const char *routine) const {
+        std::vector<pe_progress> pending;
+        const int n = detail::ctx_npes(ctx_);
+        for (int pe = 0; pe < n; ++pe)
+            if (!shmemx_ctx_pe_test(ctx_, &pe, 1, nullptr))
+                pending.push_back({pe, pe_progress::not_counted, 0});
+        if (!pending.empty()) throw_timeout(std::move(pending), elapsed, routine);
+    }
+    [[noreturn, gnu::noinline, gnu::cold]] static void throw_timeout(std::vector<pe_progress> pending,
+                                                                     std::chrono::nanoseconds elapsed,
+                                                                     const char *routine) {
+        throw timeout_error(std::move(pending), elapsed,
+                            std::string("ushmem: ") + routine + " on PE " + std::to_string(shmem_my_pe()) +
+                                ": operations not complete before the deadline",
+                            "They stay in flight: keep their buffers valid until a later wait or "
+                            "quiet completes them. Over an emulated transport (UCX_TLS=tcp) the "
+                            "target PE must progress: enable USHMEM_PROGRESS_THREAD");
     }
     shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;
-    int pe_ = -1;
+    int n_ = 0;  // PEs counted (0: the whole context)
+    int pe_ = -1;  // one PE: inline
+    std::uint32_t issued_ = 0, fetches_ = 0;
+    std::shared_ptr<const detail::pe_counts> spill_;  // several PEs
 };
 
 // The result of an asynchronous fetching atomic: the value lands in the event itself, so the
@@ -65,7 +153,7 @@ private:
 // constructs it in place). get() waits and returns the value.
 template <class T> class [[nodiscard]] value_event {
 public:
-    template <class Issue> value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe) {
+    template <class Issue> value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1) {
         issue(&value_);
     }
     value_event(const value_event &) = delete;
@@ -77,10 +165,11 @@ public:
         ev_.wait();
         return value_;
     }
-    // timeout_error (naming the PE) when not complete within `limit`.
-    void wait(wait_limit limit) const { ev_.wait(limit); }
-    T get(wait_limit limit) const {
-        ev_.wait(limit);
+    // timeout_error (naming the PE) when not complete within `limit`. The operation then stays
+    // in flight and its reply lands in this object later: keep it alive until wait() or a quiet.
+    void wait(wait_limit limit, const char *routine = "value_event::wait") const { ev_.wait(limit, routine); }
+    T get(wait_limit limit, const char *routine = "value_event::get") const {
+        ev_.wait(limit, routine);
         return value_;
     }
 
@@ -140,7 +229,7 @@ template <class T>
 inline event get_async(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "get_async");
     USHMEM_CXX_CALL2(shmem_getmem_nbi, shmem_ctx_getmem_nbi, dst.data(), src.data(), src.size_bytes(), src.pe());
-    return {ctx, src.pe()};
+    return {ctx, src.pe(), 1, 1};
 }
 
 // Strided (shmem_iput / shmem_iget): n elements, element i of the source at index i * stride of
@@ -320,7 +409,119 @@ inline value_event<T> fetch_add_async(sym_ptr<T> p, std::type_identity_t<T> v,
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_fetch_add_nbi, f, p.address(), v, p.pe()); });
 }
+template <class T> inline value_event<T> fetch_inc_async(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_inc");
+    return value_event<T>(ctx, p.pe(),
+                          [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_fetch_inc_nbi, f, p.address(), p.pe()); });
+}
 #undef USHMEM_CXX_REQUIRE
+
+// ---- Bounded blocking forms ----------------------------------------------------------------
+// The blocking RMA and atomics with a wait_limit before the context: the asynchronous form plus
+// event::wait(limit) (value_event::get(limit)), so they return once the operation is complete at
+// the target (stronger than the plain put's local completion), or throw timeout_error with the
+// PE in pending(). The unbounded overloads are untouched (no cost on their path); wait_limit{}
+// calls them. After a timeout the operation is still in flight: for the forms that take a
+// caller's buffer (spans) it must stay valid until a later wait or quiet; the value forms keep
+// theirs on the heap and leak it on timeout, so a late completion writes into nothing live.
+// Exception: the library performs fetching AND/OR/XOR through UCX as a compare-and-swap loop (see
+// docs/atomics.md), which waits for each reply inside the C call: to a PE reached through UCX,
+// fetch_and/or/xor are bounded by USHMEM_WAIT_TIMEOUT only.
+namespace detail {
+template <class T, class Make> inline T bounded_fetch(const char *routine, wait_limit limit, Make make) {
+    std::unique_ptr<value_event<T>> ev(new value_event<T>(make()));
+    try {
+        return ev->get(limit, routine);
+    } catch (const timeout_error &) {
+        (void)ev.release();  // the reply may still land in it
+        throw;
+    }
+}
+} // namespace detail
+
+template <class T>
+inline void put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src, wait_limit limit,
+                shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    if (!limit.bounded()) return put(dst, src, ctx);
+    put_async(dst, src, ctx).wait(limit, "put");
+}
+template <class T>
+inline void get(std::span<T> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    if (!limit.bounded()) return get(dst, src, ctx);
+    get_async(dst, src, ctx).wait(limit, "get");
+}
+template <class T>
+inline void put(sym_ptr<T> dst, const std::type_identity_t<T> &v, wait_limit limit,
+                shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    if (!limit.bounded()) return put(dst, v, ctx);
+    auto box = std::make_unique<T>(v);  // the source, read until the put completes
+    try {
+        put_async(sym_span<T>(detail::unchecked, dst.address(), 1, dst.pe()), std::span<const T>(box.get(), 1), ctx)
+            .wait(limit, "put");
+    } catch (const timeout_error &) {
+        (void)box.release();
+        throw;
+    }
+}
+template <class T> inline T get(sym_ptr<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    if (!limit.bounded()) return get(src, ctx);
+    auto box = std::make_unique<T>();  // the landing slot
+    try {
+        get_async(std::span<T>(box.get(), 1), sym_span<T>(detail::unchecked, src.address(), 1, src.pe()), ctx)
+            .wait(limit, "get");
+    } catch (const timeout_error &) {
+        (void)box.release();
+        throw;
+    }
+    return *box;
+}
+template <class T>
+inline void put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>> src,
+                       sym_ptr<std::uint64_t> sig, std::uint64_t value, signal_op op, wait_limit limit,
+                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    if (!limit.bounded()) return put_signal(dst, src, sig, value, op, ctx);
+    put_signal_async(dst, src, sig, value, op, ctx).wait(limit, "put_signal");
+}
+
+// Atomics, generated: NAME(p, args..., limit, ctx). PARAMS and ARGS are parenthesised lists that
+// start with a comma (empty for none).
+#define USHMEM_CXX_UNPAREN(...) __VA_ARGS__
+#define USHMEM_CXX_BOUNDED_FETCH(NAME, PARAMS, ARGS)                                             \
+    template <class T>                                                                           \
+    inline T NAME(sym_ptr<T> p USHMEM_CXX_UNPAREN PARAMS, wait_limit limit,                      \
+                  shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                                         \
+        if (!limit.bounded()) return NAME(p USHMEM_CXX_UNPAREN ARGS, ctx);                       \
+        return detail::bounded_fetch<T>(#NAME, limit,                                            \
+                                        [&] { return NAME##_async(p USHMEM_CXX_UNPAREN ARGS, ctx); }); \
+    }
+#define USHMEM_CXX_BOUNDED_POST(NAME, PARAMS, ARGS)                                              \
+    template <class T>                                                                           \
+    inline void NAME(sym_ptr<T> p USHMEM_CXX_UNPAREN PARAMS, wait_limit limit,                   \
+                     shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                                      \
+        NAME(p USHMEM_CXX_UNPAREN ARGS, ctx);                                                    \
+        if (limit.bounded()) event(ctx, p.pe()).wait(limit, #NAME);                              \
+    }
+#define USHMEM_CXX_V (, std::type_identity_t<T> v), (, v)
+#define USHMEM_CXX_EXPAND(M, ...) M(__VA_ARGS__)
+USHMEM_CXX_BOUNDED_FETCH(load, (), ())
+USHMEM_CXX_BOUNDED_FETCH(fetch_inc, (), ())
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, swap, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_add, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_and, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_or, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_xor, USHMEM_CXX_V)
+USHMEM_CXX_BOUNDED_FETCH(compare_swap, (, std::type_identity_t<T> cond, std::type_identity_t<T> v), (, cond, v))
+USHMEM_CXX_BOUNDED_POST(inc, (), ())
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, store, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, add, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, atomic_and, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, atomic_or, USHMEM_CXX_V)
+USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, atomic_xor, USHMEM_CXX_V)
+#undef USHMEM_CXX_EXPAND
+#undef USHMEM_CXX_V
+#undef USHMEM_CXX_BOUNDED_POST
+#undef USHMEM_CXX_BOUNDED_FETCH
+#undef USHMEM_CXX_UNPAREN
 
 // ---- Ordering and synchronisation ----------------------------------------------------------
 
@@ -331,21 +532,24 @@ inline void quiet(int pe, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     else shmem_ctx_pe_quiet(ctx, &pe, 1);
 }
 // Bounded: timeout_error naming a PE whose operations are still incomplete.
-inline void quiet(wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) { event(ctx, -1).wait(limit); }
+inline void quiet(wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) { event(ctx, -1).wait(limit, "quiet"); }
 inline void quiet(int pe, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_pe(pe, "quiet");
-    event(ctx, pe).wait(limit);
+    event(ctx, pe).wait(limit, "quiet(pe)");
 }
 inline void fence(shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) { shmem_ctx_fence(ctx); }
 
 // shmem_barrier_all (quiet, then every PE arrives) and shmem_sync_all (arrival only). Bounded,
 // the quiet and the arrival share the limit: timeout_error names the incomplete PE (quiet) or
-// this PE (arrival), and after an arrival timeout the world team's collective state is undefined.
+// this PE (arrival); after an arrival timeout the world team is unusable (error(team_unusable)
+// from every later collective on it).
 inline void barrier(wait_limit limit = {}) {
-    if (!limit.bounded()) [[likely]]
+    if (!limit.bounded()) [[likely]] {
+        detail::check_usable(SHMEM_TEAM_WORLD, "barrier");
         return shmem_barrier_all();
+    }
     const auto start = detail::clock::now();
-    event(SHMEM_CTX_DEFAULT, -1).wait(limit);
+    event(SHMEM_CTX_DEFAULT, -1).wait(limit, "barrier (its quiet)");
     detail::run_coll(SHMEM_TEAM_WORLD, "barrier", limit, [] { shmem_sync_all(); return 0; }, start);
 }
 inline void sync_all(wait_limit limit = {}) {

@@ -8,8 +8,11 @@
 namespace ushmem {
 
 // A team handle. world() and shared() are predefined (not owned); split_strided returns an owned
-// team, destroyed (collectively) by its destructor; like symmetric<>, an owned team destroyed
-// during exception unwinding is leaked with a warning rather than entering the collective.
+// team, destroyed by its destructor; like symmetric<>, an owned team destroyed during exception
+// unwinding is leaked with a warning rather than entering the collective. A team on which a
+// bounded collective timed out on this PE is unusable (usable() false): every later collective or
+// split on it throws error(errc::team_unusable), and its destructor leaks it (the slot stays
+// taken: members may still send it signals of the abandoned collective).
 class team {
 public:
     team() = default;
@@ -32,6 +35,8 @@ public:
 
     // False on PEs that are not members of a split's new team.
     bool valid() const noexcept { return h_ != SHMEM_TEAM_INVALID; }
+    // False once a bounded collective on this team timed out on this PE.
+    bool usable() const { return !detail::team_unusable(h_); }
     shmem_team_t handle() const noexcept { return h_; }
     int my_pe() const { return shmem_team_my_pe(h_); }
     int n_pes() const { return shmem_team_n_pes(h_); }
@@ -39,8 +44,12 @@ public:
     int translate(int pe, const team &other) const {
         return shmem_team_translate_pe(h_, pe, other.h_);
     }
-    // Collective over this team. PEs outside the new team get an invalid team.
-    team split_strided(int start, int stride, int size) const {
+    // Collective over this team. PEs outside the new team get an invalid team. Bounded (a last
+    // wait_limit): a sync of this team under the limit first (every member must use the same
+    // form), so the split starts only once every member has arrived; on timeout_error nothing is
+    // created and this team is unusable.
+    team split_strided(int start, int stride, int size, wait_limit limit = {}) const {
+        before_split("team split_strided", limit);
         shmem_team_t t = SHMEM_TEAM_INVALID;
         if (shmem_team_split_strided(h_, start, stride, size, nullptr, 0, &t) != 0)
             throw transport_error("ushmem: team split_strided(" + std::to_string(start) + ", " +
@@ -48,8 +57,9 @@ public:
         return team(t, true);
     }
     // Collective over this team: split into a 2D grid of `xrange` columns. Every member gets an
-    // x team (its row: the PEs with the same y) and a y team (its column).
-    std::pair<team, team> split_2d(int xrange) const {
+    // x team (its row: the PEs with the same y) and a y team (its column). Bounded as split_strided.
+    std::pair<team, team> split_2d(int xrange, wait_limit limit = {}) const {
+        before_split("team split_2d", limit);
         shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
         if (shmem_team_split_2d(h_, xrange, nullptr, 0, &x, nullptr, 0, &y) != 0)
             throw transport_error("ushmem: team split_2d(" + std::to_string(xrange) + ") failed");
@@ -62,6 +72,10 @@ public:
     }
 
 private:
+    void before_split(const char *what, wait_limit limit) const {
+        if (limit.bounded()) detail::arrive_all(h_, what, limit);
+        else detail::check_usable(h_, what);
+    }
     team(shmem_team_t h, bool owned) noexcept
         : h_(h), owned_(owned), uncaught_(std::uncaught_exceptions()) {}
     void release() noexcept {
@@ -69,6 +83,10 @@ private:
         if (std::uncaught_exceptions() > uncaught_)
             std::fprintf(stderr, "ushmem: PE %d: team destroyed during exception unwinding; leaked "
                                  "instead of a collective shmem_team_destroy\n", shmem_my_pe());
+        else if (detail::team_unusable(h_))
+            std::fprintf(stderr, "ushmem: PE %d: team unusable after a timed-out collective; leaked "
+                                 "instead of shmem_team_destroy (its slot may still receive the "
+                                 "abandoned collective's signals)\n", shmem_my_pe());
         else
             shmem_team_destroy(h_);
         h_ = SHMEM_TEAM_INVALID;

@@ -53,6 +53,19 @@ USHMEM_DEF(int, shmemx_ctx_pe_test,
     return done;
 }
 
+USHMEM_DEF(void, shmemx_ctx_pe_replies,
+           (shmem_ctx_t ctx, int pe, uint64_t *issued, uint64_t *completed)) {
+    const char *r = "shmemx_ctx_pe_replies";
+    core::check_running(r);
+    core::context &c = api::ctx_of(r, ctx);
+    const int wpe = api::ctx_pe(r, c, pe);
+    core::check_pe(r, wpe);
+    // Completed first: a reply counted is then never missing from `issued`.
+    const std::uint64_t done = c.reply_done(wpe).load(std::memory_order_acquire);
+    if (completed) *completed = done;
+    if (issued) *issued = c.reply_issued(wpe).load(std::memory_order_relaxed);
+}
+
 USHMEM_DEF(void, shmemx_coll_timeout_begin, (double seconds)) {
     core::check_running("shmemx_coll_timeout_begin");
     core::coll_deadline_begin(seconds);

@@ -39,10 +39,11 @@ alignas(64) std::uint64_t g_discard[8];
 }
 
 // Issues one UCX atomic. `reply`: reply buffer (fetching form) or nullptr. `async`: the request
-// frees itself (completion is observed by quiet); otherwise the caller waits for it.
+// frees itself (completion is observed by quiet); otherwise the caller waits for it. `done`: an
+// async fetching one's reply counter (context::reply_done), counted by its callback.
 template <class U>
 void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
-            const U *operand, U *reply, bool async) {
+            const U *operand, U *reply, bool async, std::atomic<std::uint64_t> *done = nullptr) {
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
     prm.datatype = ucp_dt_make_contig(sizeof(U));
@@ -53,6 +54,11 @@ void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp
     if (async) {
         prm.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK;
         prm.cb.send = transport::nbi_completion;
+        if (done) {
+            prm.op_attr_mask |= UCP_OP_ATTR_FIELD_USER_DATA;
+            prm.cb.send = reply_completion;
+            prm.user_data = done;
+        }
     }
     void *r = ucp_atomic_op_nbx(p.ep, op, operand, 1, p.rbase[s] + off, p.rkey[s], &prm);
     if (UCS_PTR_IS_ERR(r)) fail_amo(routine, pe, UCS_PTR_STATUS(r));
@@ -179,9 +185,9 @@ void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s
         std::memcpy(fetch, &v, sizeof v);
         v = cmp;
     }
-    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true);
-    (void)r;
+    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true, &c.reply_done(pe));
     c.note_pending(pe);
+    count_reply(c, pe, r);
 }
 
 template std::uint32_t amo_ucx_fetching<std::uint32_t>(const char *, context &, peer &, int, seg_id,

@@ -30,6 +30,11 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     }
 }
 
+void reply_completion(void *request, ucs_status_t status, void *done_counter) {
+    static_cast<std::atomic<std::uint64_t> *>(done_counter)->fetch_add(1, std::memory_order_release);
+    transport::nbi_completion(request, status, nullptr);
+}
+
 void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              void *dst, std::size_t n, bool nbi) {
     peer &p = ucx_peer(routine, c, shared, pe, s);
@@ -37,13 +42,17 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     if (c.pending[std::size_t(pe)]) transport::fence(worker_of(c));
     ucp_request_param_t prm;
     if (nbi) {
-        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-        prm.cb.send = transport::nbi_completion;
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        prm.cb.send = reply_completion;
+        prm.user_data = &c.reply_done(pe);
     } else {
         prm.op_attr_mask = 0;
     }
     void *r = ucp_get_nbx(p.ep, dst, n, p.rbase[s] + off, p.rkey[s], &prm);
-    if (nbi) c.note_pending(pe);
+    if (nbi) {
+        c.note_pending(pe);
+        if (!UCS_PTR_IS_ERR(r)) count_reply(c, pe, r);
+    }
     if (r == nullptr) return;
     if (UCS_PTR_IS_ERR(r)) fail_op(routine, "get", pe, UCS_PTR_STATUS(r));
     if (!nbi) {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -74,6 +75,12 @@ struct context {
     int team_n = 0;
     bool own_worker = false;          // UCX operations go through `lanes` (created on first use)
     context_lanes *lanes = nullptr;
+    // Gets and fetching atomics issued through UCX as non-blocking operations, per PE:
+    // replies[2 * pe] counts those issued, replies[2 * pe + 1] those whose reply arrived (at issue
+    // when UCX completed them inline, else in their callback). Unlike a put's, such a request's
+    // completion is the operation's completion. Read by shmemx_ctx_pe_replies (the C++ API's
+    // per-PE timeout reports); never reset, so readers take differences.
+    std::unique_ptr<std::atomic<std::uint64_t>[]> replies;
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -81,7 +88,10 @@ struct context {
         pending_list.reserve(16);
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
+        replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
+    std::atomic<std::uint64_t> &reply_issued(int pe) { return replies[2 * std::size_t(pe)]; }
+    std::atomic<std::uint64_t> &reply_done(int pe) { return replies[2 * std::size_t(pe) + 1]; }
     // Relaxed atomic accesses to pending[] (plain loads and stores on x86-64): under
     // SHMEM_THREAD_MULTIPLE another thread's quiet clears the flags, under the lock, before it
     // flushes, so an operation whose flag was seen set is covered by that flush, and one that
@@ -204,6 +214,15 @@ inline ucp_ep_h ep_of(const context &c, int pe) {
 void release_lanes(context &c);
 
 // UCX slow paths (rma.cpp).
+// Completion callback of a counted non-blocking get or fetching atomic: user data is the
+// context's reply_done counter of its PE. count_reply(c, pe, r) after issuing one: counts it
+// issued, and done at once when UCX completed it inline (r == nullptr).
+void reply_completion(void *request, ucs_status_t status, void *done_counter);
+inline void count_reply(context &c, int pe, const void *r) {
+    c.reply_issued(pe).fetch_add(1, std::memory_order_relaxed);
+    if (r == nullptr) c.reply_done(pe).fetch_add(1, std::memory_order_release);
+}
+
 void put_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
              const void *src, std::size_t n, bool nbi);
 void get_ucx(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
