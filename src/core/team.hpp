@@ -58,13 +58,24 @@ constexpr int rd_data(int k) { return hot + 2 * k; }
 constexpr int rd_ack(int k) { return hot + 2 * k + 1; }
 constexpr int hs_data(int k) { return hot + 2 * max_regions + 2 * k; }
 constexpr int hs_ack(int k) { return hot + 2 * max_regions + 2 * k + 1; }
-constexpr int count = hot + 4 * max_regions;
+// SHMEM_DEBUG argument check of team collectives (coll.cpp, check_team_args): a dissemination
+// min/max exchange of a few words, round r from the fixed partner me - 2^r (single-sender), into
+// a record area after the counters (two parities, like the gather region). Teams only: never
+// mapped onto a pSync.
+constexpr int check_rounds = 20;  // teams up to 2^20 PEs
+constexpr int check_fields = 7;   // see coll.cpp: what is compared
+constexpr int check(int r) { return hot + 4 * max_regions + r; }
+constexpr int count = check(check_rounds);
 // Byte offset of counter `id` in a team slot.
 constexpr std::size_t team_offset(int id) {
     return id < hot ? std::size_t(id) * 64 : std::size_t(hot) * 64 + std::size_t(id - hot) * 8;
 }
-constexpr std::size_t team_bytes = (team_offset(count) + 63) / 64 * 64;
-// Word of counter `id` in a pSync array.
+constexpr std::size_t check_record = 2 * check_fields * 8;  // minima, then maxima
+constexpr std::size_t check_offset(int parity, int round) {
+    return (team_offset(count) + 63) / 64 * 64 + (std::size_t(parity) * check_rounds + std::size_t(round)) * check_record;
+}
+constexpr std::size_t team_bytes = (check_offset(2, 0) + 63) / 64 * 64;
+// Word of counter `id` in a pSync array (ids below check(0) only).
 constexpr int psync_word(int id) {
     return id < bar_rounds ? id
            : id < done     ? bar_rounds
@@ -72,7 +83,12 @@ constexpr int psync_word(int id) {
            : id < hs_data(0) ? 40 + (id - hot)
                              : 40 + (id - hs_data(0));
 }
-constexpr std::size_t psync_words = 40 + 2 * max_regions;
+// The counters, then the words of the SHMEM_DEBUG check of active-set collectives (coll.cpp,
+// check_as_args): an arrival count and sums of what every member passed. SHMEM_*_SYNC_SIZE
+// (96) covers both (asserted in api/coll.cpp).
+constexpr std::size_t psync_counter_words = 40 + 2 * max_regions;
+constexpr std::size_t psync_check_words = 6;
+constexpr std::size_t psync_words = psync_counter_words + psync_check_words;
 } // namespace ctr
 
 struct team {
