@@ -19,7 +19,10 @@ coll_settings coll_cfg;
 
 namespace {
 constexpr std::size_t line = 64;
-constexpr std::size_t ctr_bytes = ctr::team_bytes;
+// The counters, and (SHMEM_DEBUG only: every PE must set it alike) the records of the collective
+// argument check, 4.4 KiB per slot that a run without the check does not reserve.
+constexpr std::size_t ctr_bytes_plain = ctr::check_offset(0, 0);
+static_assert(ctr_bytes_plain % 64 == 0);
 constexpr std::size_t min_scratch = 4096;
 
 struct pool_layout {
@@ -27,6 +30,7 @@ struct pool_layout {
     std::size_t mask_words = 0;  // 64 slots per word
     std::size_t args_bytes = 0;  // two masks (source and result of the slot agreement) + 1 word
     std::size_t scratch = 0;
+    std::size_t ctr_bytes = 0;   // counters (+ check records under SHMEM_DEBUG)
     std::size_t slot_bytes = 0;
 };
 
@@ -36,7 +40,8 @@ pool_layout layout_of(const settings &cfg) {
     l.mask_words = (std::size_t(l.nslots) + 63) / 64 + 1;  // + the contention word
     l.args_bytes = (2 * l.mask_words * 8 + line - 1) / line * line;
     l.scratch = std::max(min_scratch, (cfg.team_scratch + line - 1) / line * line);
-    l.slot_bytes = ctr_bytes + l.args_bytes + l.scratch;
+    l.ctr_bytes = cfg.debug ? ctr::team_bytes : ctr_bytes_plain;
+    l.slot_bytes = l.ctr_bytes + l.args_bytes + l.scratch;
     return l;
 }
 
@@ -79,8 +84,8 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.me = t.rank_of(rt.me);
     char *s = g.base + std::size_t(slot) * g.l.slot_bytes;
     t.ctr = s;
-    t.args = reinterpret_cast<std::uint64_t *>(s + ctr_bytes);
-    t.scratch = s + ctr_bytes + g.l.args_bytes;
+    t.args = reinterpret_cast<std::uint64_t *>(s + g.l.ctr_bytes);
+    t.scratch = s + g.l.ctr_bytes + g.l.args_bytes;
 }
 
 // Agree with the other PEs of `parent` on `k` slots free on all of them (collective over parent);
@@ -323,7 +328,7 @@ void team_destroy(const char *routine, team *t) {
     // member can take the slot for a new team before this PE has destroyed this one (the slot
     // stays marked used here until then). Counters and consumed counts go back to zero, as the
     // next team's members (and their plain-store signals, see team::sent_from) expect.
-    std::memset(t->ctr, 0, ctr::team_bytes);
+    std::memset(t->ctr, 0, g.l.ctr_bytes);
     std::fill(slot_seen(t->slot), slot_seen(t->slot) + ctr::count, std::uint64_t(0));
     {
         std::lock_guard<std::mutex> lk(g.lock);
