@@ -48,7 +48,7 @@ step "ThreadSanitizer build: the threaded tests (label threads)"
 if bash ci/build.sh build-tsan -DUSHMEM_SANITIZE=thread -DUSHMEM_BUILD_BENCH=OFF; then
   # UCX's mmap/madvise hooks crash under TSan when a thread exits; ushmem does not need them.
   # ci/tsan.supp names the reports inside Open MPI and UCX (explained in docs/sanitizers.md).
-  UCX_MEM_MMAP_HOOK_MODE=none TSAN_OPTIONS="suppressions=$root/ci/tsan.supp:halt_on_error=1" \
+  UCX_MEM_MMAP_HOOK_MODE=none TSAN_OPTIONS="suppressions=$root/ci/tsan.supp:halt_on_error=1:history_size=7" \
     ctest --test-dir build-tsan --output-on-failure --timeout 300 -j2 -L threads || status=1
 else
   status=1

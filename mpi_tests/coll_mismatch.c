@@ -59,19 +59,23 @@ static void run_match(int rounds) {
         CHECK_EQ_INT(0, shmem_int_sum_reduce(SHMEM_TEAM_WORLD, idst, isrc, 4), "sum_reduce");
         for (int i = 0; i < 4; ++i)
             CHECK(idst[i] == npes * (i + it) + npes * (npes - 1) / 2, "sum_reduce: [%d] = %d", i, idst[i]);
+        shmem_barrier_all(); /* every PE has checked before the next call writes the same dest */
         CHECK_EQ_INT(0, shmem_int_max_reduce(SHMEM_TEAM_WORLD, idst, isrc, 4), "max_reduce");
         CHECK(idst[0] == npes - 1 + it, "max_reduce: %d", idst[0]);
         CHECK_EQ_INT(0, shmem_long_fcollect(SHMEM_TEAM_WORLD, dst, src, 2), "fcollect");
         for (int p = 0; p < npes; ++p)
             CHECK(dst[2 * p + 1] == p * 1000 + 1 + it, "fcollect: block %d = %ld", p, dst[2 * p + 1]);
+        shmem_barrier_all();
         /* collect: every PE may contribute a different number of elements */
         CHECK_EQ_INT(0, shmem_long_collect(SHMEM_TEAM_WORLD, dst, src, (size_t)(me % 3)), "collect");
         CHECK_EQ_INT(0, shmem_int_alltoall(SHMEM_TEAM_WORLD, idst, isrc, 2), "alltoall");
         for (int p = 0; p < npes; ++p)
             CHECK(idst[2 * p] == p + 2 * me + it, "alltoall: from %d = %d", p, idst[2 * p]);
+        shmem_barrier_all();
         CHECK_EQ_INT(0, shmem_int_alltoalls(SHMEM_TEAM_WORLD, idst, isrc, 2, 1, 1), "alltoalls");
         CHECK_EQ_INT(0, shmem_int_sum_inscan(SHMEM_TEAM_WORLD, idst, isrc, 3), "inscan");
         CHECK(idst[0] == (me + 1) * it + me * (me + 1) / 2, "inscan: %d", idst[0]);
+        shmem_barrier_all();
         CHECK_EQ_INT(0, shmem_int_sum_exscan(SHMEM_TEAM_WORLD, idst, isrc, 3), "exscan");
         CHECK(idst[0] == me * it + me * (me - 1) / 2, "exscan: %d", idst[0]);
         CHECK_EQ_INT(0, shmem_team_sync(SHMEM_TEAM_WORLD), "team_sync");

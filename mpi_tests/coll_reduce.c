@@ -179,7 +179,6 @@ static long psync[SHMEM_REDUCE_SYNC_SIZE], psync_b[SHMEM_BARRIER_SYNC_SIZE];
         shmem_barrier(start, logs, size, psync_b); /* everyone is done with pSync */               \
         for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i)                                           \
             CHECK(psync[i] == SHMEM_SYNC_VALUE, "shmem_" #N #SUFFIX " restores pSync: word %d is %ld", i, psync[i]); \
-        shmem_barrier(start, logs, size, psync_b); /* nobody starts the next call before the check */ \
         for (int i = 0; i < cnt; ++i) {                                                            \
             T acc = GEN(T, start, (size_t)i);                                                      \
             for (int k = 1; k < size; ++k) acc = (T)COMB(acc, GEN(T, start + k * stride, (size_t)i)); \
@@ -187,6 +186,9 @@ static long psync[SHMEM_REDUCE_SYNC_SIZE], psync_b[SHMEM_BARRIER_SYNC_SIZE];
                 FAIL("shmem_" #N #SUFFIX " (%d elements, set %d/%d/%d) element %d: expected %Lg, got %Lg", \
                      cnt, start, logs, size, i, (long double)acc, (long double)d[i]);              \
         }                                                                                          \
+        /* Nobody starts the next call, which writes into every member's dest (and pWrk), before \
+         * every member has checked pSync and dest: the next call starts right after this. */    \
+        shmem_barrier(start, logs, size, psync_b);                                                 \
     }
 #define T_AND(T, N, _) DEF_TOALL(T, N, _and_to_all, GEN_BITS, C_AND)
 #define T_OR(T, N, _) DEF_TOALL(T, N, _or_to_all, GEN_BITS, C_OR)

@@ -286,6 +286,9 @@ void test_collectives() {
     ushmem::barrier();
     ushmem::reduce<ushmem::reduce_op::sum>(world, red.local(), std::span<const long>(src.local()));
     for (int i = 0; i < 4; ++i) CHECK(red[std::size_t(i)] == 10L * npes * (npes - 1) / 2 + long(i) * npes);
+    // The next reduction writes into every PE's `red` (dest must be ready on all PEs): a faster
+    // PE must not overwrite it while this one is still checking the sums.
+    ushmem::barrier();
     ushmem::reduce<ushmem::reduce_op::max>(world, red.local(), std::span<const long>(src.local()));
     CHECK(red[0] == 10L * (npes - 1));
     ushmem::fcollect(world, dst.local(), std::span<const long>(src.local()));

@@ -43,14 +43,14 @@ foreach(phase rma atomics wait collective)
 endforeach()
 
 # ---- Label "threads": the tests whose PEs run several threads (program threads, the progress
-# thread of the tcp configuration), run under ThreadSanitizer by ci/test.sh. Not signal.tcp:
-# its 1 MiB transfers are received by recv() inside uninstrumented UCX, a write TSan records
-# without any stack, which no suppression can name (docs/sanitizers.md) ----
+# thread of the tcp configuration), run under ThreadSanitizer by ci/test.sh. Not signal.tcp nor
+# stress.tcp: data written into the heap inside uninstrumented UCX (recv, memcpy in an AM handler)
+# is recorded by TSan without a usable stack, which no suppression can name (docs/sanitizers.md) ----
 foreach(t mpi.setup_thread_multiple.default.np2 mpi.setup_thread_multiple.tcp.np2
           mpi.setup_thread_serialized.default.np2 mpi.setup_thread_funneled.default.np2
           mpi.ctx.default.np2 mpi.ctx.tcp.np2 mpi.ctx.nodirect.np2
           mpi.progress.default.np2 mpi.progress.tcp.np2
-          mpi.stress.tcp.np4 mpi.rma_nbi.tcp.np2 mpi.amo.tcp.np2)
+          mpi.rma_nbi.tcp.np2 mpi.amo.tcp.np2)
   if(TEST ${t})
     set_property(TEST ${t} APPEND PROPERTY LABELS threads)
   endif()
