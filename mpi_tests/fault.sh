@@ -18,6 +18,7 @@
 #     kernel to reap the processes). The huge-page check is exact only when nothing else runs
 #     on the machine at the same time; ctest runs these tests with the "serial" label.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/leftovers.sh"  # job_leftovers, hp_free
 loops=${FAULT_LOOPS:-${1:?usage: fault.sh LOOPS -- COMMAND...}}
 shift
 [ "${1-}" = "--" ] && shift
@@ -31,7 +32,6 @@ for a in "$@"; do
 done
 [ "$np" -gt 0 ] || { echo "fault.sh: cannot find -np N in the command" >&2; exit 2; }
 
-hp_free() { awk '/^HugePages_Free:/ {print $2}' /proc/meminfo; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fail=0
@@ -61,22 +61,10 @@ for ((i = 0; i < loops; ++i)); do
             why="${why:+$why; }no line names the dead PE $victim"
         fi
     fi
-    # What the job left behind. Its processes are gone once mpirun has returned, but the kernel
-    # may still be reaping them: poll briefly.
+    # What the job left behind (leftovers.sh).
     pids=$(sed -n 's/^fault: PE [0-9]* pid \([0-9]*\) job .*/\1/p' "$out" | sort -u | tr '\n' ' ')
     job=$(sed -n 's/^fault: PE [0-9]* pid [0-9]* job \([0-9a-f]*\)$/\1/p' "$out" | head -1)
-    leak=""
-    for ((w = 0; w < 100; ++w)); do
-        leak=""
-        segs=$(ipcs -m -p | awk -v pids=" $pids" 'NR > 3 && NF >= 4 && (index(pids, " " $3 " ") || index(pids, " " $4 " ")) {print $1}')
-        [ -n "$segs" ] && leak="shm segments $segs"
-        new_files=$(comm -13 <(echo "$shm_before" | sort) <(ls /dev/shm | sort) | grep -E "${job:-none}|^ucx" | tr '\n' ' ')
-        [ -n "$new_files" ] && leak="${leak:+$leak; }/dev/shm files $new_files"
-        hp_after=$(hp_free)
-        [ "${hp_after:-0}" -lt "${hp_before:-0}" ] && leak="${leak:+$leak; }HugePages_Free $hp_after < $hp_before"
-        [ -z "$leak" ] && break
-        sleep 0.1 # waiting for the kernel, not for the job (which has ended)
-    done
+    leak=$(job_leftovers "$pids" "$job" "$shm_before" "${hp_before:-0}")
     [ -n "$leak" ] && why="${why:+$why; }left behind: $leak"
     if [ -n "$why" ]; then
         echo "----- run $((i + 1))/$loops (victim PE $victim): FAILED: $why; output: -----"

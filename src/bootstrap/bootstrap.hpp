@@ -40,6 +40,12 @@ std::uint64_t max_u64(std::uint64_t mine);
 // transport to make progress (e.g. to close an endpoint) is never stuck behind MPI.
 void barrier_with_progress(void (*progress)(void *), void *arg);
 
+// The same barrier in two halves, for a caller that keeps its own watch while it waits (the
+// finalize barrier names the PEs that have not reached it): ibarrier_begin starts it;
+// ibarrier_test returns true once every rank has begun it (then it is over). One at a time.
+void ibarrier_begin();
+bool ibarrier_test();
+
 // True once MPI is finalised (by us or by the program): no bootstrap call may then be made.
 bool usable();
 

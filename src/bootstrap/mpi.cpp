@@ -115,6 +115,18 @@ void barrier_with_progress(void (*progress)(void *), void *arg) {
     }
 }
 
+namespace {
+MPI_Request g_ibarrier = MPI_REQUEST_NULL;
+} // namespace
+
+void ibarrier_begin() { MPI_Ibarrier(g_comm, &g_ibarrier); }
+
+bool ibarrier_test() {
+    int done = 0;
+    MPI_Test(&g_ibarrier, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+}
+
 bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
 
 void finalize() {

@@ -35,6 +35,7 @@ struct settings {
     bool hugepage_notice = true;
     long quiet_ep_max = 16;
     double wait_timeout = 0;
+    double finalize_notice = 10;
     bool stats = false;
     // Teams and collectives (core/team.cpp, core/coll.cpp).
     long max_teams = 64;

@@ -6,7 +6,7 @@
 USHMEM_ENV(symmetric_size, "SHMEM_SYMMETRIC_SIZE", size, "256M",
            "Bytes of symmetric heap per PE (K/M/G/T suffixes). Backed by 2 MiB huge pages when the pool has them.")
 USHMEM_ENV(debug, "SHMEM_DEBUG", boolean, "0",
-           "Enable costly argument checks (e.g. overlapping buffers) and debug messages.")
+           "Enable costly argument checks (e.g. overlapping buffers; the same arguments on every PE of a symmetric allocation or collective) and debug messages. Set it alike on every PE.")
 USHMEM_ENV(info, "SHMEM_INFO", boolean, "0",
            "Print every setting with its value, the heap backing and the transports at init (PE 0).")
 USHMEM_ENV(version, "SHMEM_VERSION", boolean, "0", "Print the library version at init (PE 0).")
@@ -26,12 +26,14 @@ USHMEM_ENV(stats, "USHMEM_STATS", boolean, "0",
            "Count operations and bytes per kind and target PE, and time quiet, waits and collectives; every PE prints its table at finalize. Off: no measurable cost.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
+USHMEM_ENV(finalize_notice, "USHMEM_FINALIZE_NOTICE", seconds, "10",
+           "Seconds a PE waits in shmem_finalize (or the implicit finalize of a program that exits without it) before it prints a notice naming the PEs that have not reached finalize; repeated at doubling intervals. 0: no notice.")
 USHMEM_ENV(peer_failure, "USHMEM_PEER_FAILURE", boolean, "1",
            "Ask UCX to detect dead peers on its endpoints (UCP_ERR_HANDLING_MODE_PEER): a PE whose endpoint to another fails ends the job with a message naming the unreachable PE. 0: plain endpoints (the launcher alone notices a death).")
 USHMEM_ENV(ctx_workers, "USHMEM_CTX_WORKERS", boolean, "1",
            "Contexts created with SHMEM_CTX_PRIVATE or SHMEM_CTX_SERIALIZED get their own UCX worker and endpoints on first use of UCX, so that their quiet never waits for another context's operations. 0: every context shares the main worker.")
 USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",
-           "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes 6 KiB + USHMEM_TEAM_SCRATCH of symmetric memory, reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
+           "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes about 7 KiB + USHMEM_TEAM_SCRATCH of symmetric memory (4.4 KiB more under SHMEM_DEBUG), reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
 USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
            "Symmetric scratch per team, for the collectives' small-message exchanges (half) and the chunks of recursive-doubling reductions and scans (half).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",

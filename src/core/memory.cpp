@@ -18,11 +18,16 @@ void report_exhausted(const char *routine, std::size_t size) {
         hint = " (e.g. SHMEM_SYMMETRIC_SIZE=" +
                std::to_string(std::max<std::size_t>(1, (std::size_t(1) << (64 - __builtin_clzll(
                    (rt.cfg.symmetric_size + size) | 1))) >> 20)) + "M)";
+    const std::size_t free = rt.heap.free_bytes(), largest = rt.heap.largest_free_block();
+    // Enough free bytes but no block that large: say so, or the numbers look contradictory.
+    const char *fragmented = free >= size ? " (the free space is fragmented: free blocks that are "
+                                            "adjacent in the heap merge, so freeing the blocks "
+                                            "between free ones helps)" : "";
     error(routine,
           "cannot allocate %zu bytes: %zu bytes free in the symmetric heap, largest free block %zu "
-          "bytes, heap size SHMEM_SYMMETRIC_SIZE=%zu; raise SHMEM_SYMMETRIC_SIZE%s or free "
+          "bytes%s, heap size SHMEM_SYMMETRIC_SIZE=%zu; raise SHMEM_SYMMETRIC_SIZE%s or free "
           "symmetric memory; returning NULL",
-          size, rt.heap.free_bytes(), rt.heap.largest_free_block(), rt.cfg.symmetric_size, hint.c_str());
+          size, free, largest, fragmented, rt.cfg.symmetric_size, hint.c_str());
 }
 
 void *at(std::size_t off) { return reinterpret_cast<void *>(rt.seg[seg_heap].base + off); }

@@ -6,15 +6,21 @@
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
+#include "core/timed.hpp"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 namespace ushmem::core {
@@ -93,10 +99,95 @@ bool detect_failure(int pe) {
                                    !transport::lanes().has_shared_memory_rma);
 }
 
-void atexit_handler() {
-    // A program that returns from main without shmem_finalize is finalized here, so that peers
-    // waiting in our final barrier are released and nothing is left mapped.
+double now_seconds();
+
+// ---- exit paths and fork (docs/user-guide.md, "Exit paths and fork") ---------------------------
+// A thread may call exit() while another thread of the PE sits in a library wait, or a signal
+// handler may call it on the waiting thread itself: the implicit finalize then runs while that wait
+// is still on a stack. Waits elsewhere park for good once the exit has begun (the process is
+// ending), so that the exit's finalize alone drives the worker and nothing reads the heap after it
+// is unmapped. The waits of wait_slow are counted, so that the exit knows when all of them parked.
+std::atomic<bool> g_exiting{false};
+std::atomic<int> g_waiters{0};  // threads inside wait_slow
+std::atomic<int> g_parked{0};   // of those, parked for the exit
+thread_local bool t_waiting = false;
+thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
+
+struct waiter_scope {
+    bool outer = t_waiting;  // a signal handler's exit may wait inside an interrupted wait
+    waiter_scope() {
+        t_waiting = true;
+        g_waiters.fetch_add(1);  // seq_cst, before the first look at g_exiting (stop_other_waiters)
+    }
+    ~waiter_scope() {
+        g_waiters.fetch_sub(1);
+        t_waiting = outer;
+    }
+};
+
+// UCX forbids calling ucp_worker_progress from inside itself (an assertion in Debian's build), which
+// is what a signal handler calling exit() in the middle of a wait's progress call would do through
+// the implicit finalize (with UCX_TLS=tcp most signals land there: the progress call is an
+// epoll_wait). A long wait progresses with the asynchronous signals held, so that they are
+// delivered between progress calls; synchronous ones (a fault) stay deliverable.
+void progress_signals_held() {
+    static const sigset_t held = [] {
+        sigset_t s;
+        sigfillset(&s);
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) sigdelset(&s, sig);
+        return s;
+    }();
+    sigset_t prev;
+    pthread_sigmask(SIG_BLOCK, &held, &prev);
+    transport::progress();
+    pthread_sigmask(SIG_SETMASK, &prev, nullptr);
+}
+
+[[noreturn]] void park_for_exit() {
+    g_parked.fetch_add(1);
+    for (;;) pause();  // until exit_group ends the process; a signal handler returns here
+}
+
+// Called by the exiting thread before the implicit finalize: let every other waiting thread park.
+// Bounded: a thread inside the library elsewhere than in a wait is not waited for (docs).
+void stop_other_waiters() {
+    t_exiting = true;
+    g_exiting.store(true);
+    const int self = t_waiting ? 1 : 0;  // a signal handler on a waiting thread: its wait is over
+    const double give_up = now_seconds() + 2;
+    while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
+}
+
+// fork() after shmem_init: the child shares the parent's symmetric heap (and, when it was moved
+// onto shared memory, the program's static data), UCX endpoints and MPI connections. None of that
+// is the child's to finalize: its exit must leave them alone (docs: nothing of OpenSHMEM in a child).
+bool g_forked_child = false;
+void on_fork_child() {
+    g_forked_child = true;
+    // The progress thread does not exist in the child: forget it, or its destructor would end
+    // the child with std::terminate at exit. (Reusing the storage ends the old object's lifetime.)
+    new (&g_progress) std::thread();
+}
+
+// Registered with on_exit at the first shmem_init: returning from main or exit(status) without
+// shmem_finalize ends up here.
+void exit_handler(int status, void *) {
+    if (g_forked_child) return;
     if (rt.state == lib_state::running) {
+        if ((status & 0xff) != 0 && rt.npes > 1) {
+            // A failing PE: its peers may wait for it in ways a finalize cannot meet (a flag it
+            // will never set, a collective it will never join), and the collective finalize would
+            // hang the whole job. End the job with the status instead; its segments are already
+            // marked for removal, so ending the processes leaves nothing behind.
+            std::fflush(stdout);
+            std::fprintf(stderr, "ushmem: PE %d exited with status %d without shmem_finalize; ending the job\n",
+                         rt.me, status);
+            std::fflush(stderr);
+            bootstrap::abort_job(status & 0xff);
+        }
+        // Status 0: finalize with the others, so that peers waiting in the final barrier are
+        // released and nothing is left mapped.
+        stop_other_waiters();
         rt.init_count = 1;
         finalize("exit (shmem_finalize was not called)");
     }
@@ -285,14 +376,25 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     const double timeout = rt.cfg.wait_timeout;
     const double start = timeout > 0 ? now_seconds() : 0;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
+    waiter_scope counted;  // for an exit() from another thread or a signal handler
     for (unsigned long i = 0;; ++i) {
+        // Before the condition: after the exit's finalize the heap it reads may be gone.
+        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) park_for_exit();
         if (cond(arg)) {
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
             return;
         }
-        transport::progress();
-        if (i > g_spin_before_yield) sched_yield();
-        if (timeout > 0 && (i & 1023) == 0 && now_seconds() - start > timeout) {
+        // Spinning: plain progress calls (holding signals costs two system calls a poll). Yielding
+        // (a system call per poll anyway): with the signals held, and the clock read every poll,
+        // so that a timeout fires on time even when each yield takes a whole time slice.
+        const bool yielding = i > g_spin_before_yield;
+        if (yielding) {
+            progress_signals_held();
+            sched_yield();
+        } else {
+            transport::progress();
+        }
+        if (timeout > 0 && (yielding || (i & 1023) == 0) && now_seconds() - start > timeout) {
             // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
             std::string pending;
             for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
@@ -391,21 +493,105 @@ int init(const char *routine, const void *comm, int requested) {
         std::string cpus = progress_thread_cpus(job.local_rank, job.local_size);
         progress_thread_binding = cpus;
         g_progress_stop = false;
+        // The program's signals are not the progress thread's: a handler that calls exit() must
+        // not run on it (it would finalize, and join, itself). It inherits this mask.
+        sigset_t all, prev;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &prev);
         g_progress = std::thread(progress_loop, cpus);
+        pthread_sigmask(SIG_SETMASK, &prev, nullptr);
     }
     if (rt.me == 0) {
         print_info();
         for (const std::string &w : unknown_env_warnings(environ)) notice("%s", w.c_str());
     }
-    static bool atexit_registered = false;
-    if (!atexit_registered) {
-        std::atexit(atexit_handler);
-        atexit_registered = true;
+    static bool exit_registered = false;
+    if (!exit_registered) {
+        // on_exit rather than atexit: the handler needs the exit status (exit_handler).
+        on_exit(exit_handler, nullptr);
+        pthread_atfork(nullptr, nullptr, on_fork_child);
+        exit_registered = true;
     }
     // Nobody signals a barrier counter before every PE has zeroed its own.
     bootstrap::barrier_with_progress(nullptr, nullptr);
     return rt.thread_level;
 }
+
+namespace {
+// The word of the runtime area where a PE records that it has reached finalize (the dissemination
+// barrier's counters take 8 bytes per round from the start of the area).
+std::uint64_t *finalize_mark() {
+    return reinterpret_cast<std::uint64_t *>(reinterpret_cast<char *>(rt.barrier_flags) + runtime_area - 8);
+}
+
+// The PEs whose mark is not set, as " 3 5 7", for the messages of a finalize that waits. Direct
+// peers are read in place; the others with a get, given a second to answer (a peer whose transport
+// needs it to progress may not answer: it is then listed as "(no answer)").
+std::string pes_not_in_finalize(const char *routine) {
+    const int n = rt.npes;
+    // Deliberately never freed when a get does not answer: a late answer must land somewhere.
+    auto *seen = new std::uint64_t[std::size_t(n)]();
+    std::vector<int> asked;
+    for (int pe = 0; pe < n; ++pe) {
+        if (pe == rt.me) {
+            seen[pe] = 1;
+        } else if (peer &p = target(routine, pe, seg_heap); p.how[seg_heap] == route::direct) {
+            const std::size_t off = reinterpret_cast<std::uintptr_t>(finalize_mark()) - rt.seg[seg_heap].base;
+            seen[pe] = __atomic_load_n(reinterpret_cast<std::uint64_t *>(p.direct[seg_heap] + off), __ATOMIC_ACQUIRE);
+        } else {
+            get(routine, rt.default_ctx, &seen[pe], finalize_mark(), sizeof *seen, pe, true);
+            asked.push_back(pe);
+        }
+    }
+    std::vector<bool> answered(std::size_t(n), true);
+    const double give_up = now_seconds() + 1;
+    for (int pe : asked) {
+        while (!pe_test(routine, rt.default_ctx, pe) && now_seconds() < give_up) sched_yield();
+        answered[std::size_t(pe)] = pe_test(routine, rt.default_ctx, pe);
+    }
+    std::string list;
+    int listed = 0, missing = 0;
+    for (int pe = 0; pe < n; ++pe) {
+        if (answered[std::size_t(pe)] && seen[pe]) continue;
+        ++missing;
+        if (++listed > 32) continue;  // the first 32 name the problem well enough
+        list.append(" ").append(std::to_string(pe)).append(answered[std::size_t(pe)] ? "" : " (no answer)");
+    }
+    if (missing > 32) list.append(" and ").append(std::to_string(missing - 32)).append(" more");
+    if (asked.empty() || std::all_of(answered.begin(), answered.end(), [](bool a) { return a; })) delete[] seen;
+    return list.empty() ? " none (they are leaving the barrier)" : list;
+}
+
+// Every PE must be in finalize before any of them leaves its barrier. Waiting for that is the one
+// wait a program cannot see the reason of (a PE that never calls shmem_finalize, or exited early
+// while the others still wait for it): an MPI non-blocking barrier that, after
+// USHMEM_FINALIZE_NOTICE seconds, names the PEs not there yet, and with USHMEM_WAIT_TIMEOUT ends
+// the job naming them. The world barrier that follows then completes at once.
+void await_everyone_in_finalize(const char *routine) {
+    if (rt.npes == 1 || !bootstrap::usable()) return;
+    __atomic_store_n(finalize_mark(), 1, __ATOMIC_RELEASE);
+    bootstrap::ibarrier_begin();
+    const double start = now_seconds(), timeout = rt.cfg.wait_timeout;
+    double notice_after = rt.cfg.finalize_notice;
+    for (unsigned long i = 0; !bootstrap::ibarrier_test(); ++i) {
+        transport::progress();  // peers' operations to this PE must still complete
+        if (i > g_spin_before_yield) sched_yield();
+        const double waited = now_seconds() - start;  // (a vDSO call: cheap beside MPI_Test)
+        if (timeout > 0 && waited > timeout)
+            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for the other PEs to "
+                           "reach shmem_finalize; PEs not there:%s (every PE must call shmem_finalize, "
+                           "or return from main, to end the job)",
+                  waited, pes_not_in_finalize(routine).c_str());
+        if (notice_after > 0 && waited > notice_after) {
+            notice("%s (PE %d of %d): waited %.0f s in finalize for PEs that have not reached "
+                   "shmem_finalize:%s; still waiting (USHMEM_WAIT_TIMEOUT=s ends the job instead; "
+                   "USHMEM_FINALIZE_NOTICE=s sets this notice's delay)",
+                   routine, rt.me, rt.npes, waited, pes_not_in_finalize(routine).c_str());
+            notice_after *= 2;
+        }
+    }
+}
+} // namespace
 
 void finalize(const char *routine) {
     if (rt.state != lib_state::running) return;  // idempotent
@@ -419,6 +605,7 @@ void finalize(const char *routine) {
         owners = g_lanes_owners;
     }
     for (context *c : owners) quiet(routine, *c);  // contexts the program did not destroy
+    await_everyone_in_finalize(routine);
     barrier_all(routine, true);
     // From here peers close their endpoints to us, which UCX may report as failures.
     transport::mute_peer_failures();
