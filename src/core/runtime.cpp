@@ -531,34 +531,27 @@ std::string pes_not_in_finalize(const char *routine) {
     const int n = rt.npes;
     // Deliberately never freed when a get does not answer: a late answer must land somewhere.
     auto *seen = new std::uint64_t[std::size_t(n)]();
-    std::vector<int> asked;
-    for (int pe = 0; pe < n; ++pe) {
-        if (pe == rt.me) {
-            seen[pe] = 1;
-        } else if (peer &p = target(routine, pe, seg_heap); p.how[seg_heap] == route::direct) {
-            const std::size_t off = reinterpret_cast<std::uintptr_t>(finalize_mark()) - rt.seg[seg_heap].base;
-            seen[pe] = __atomic_load_n(reinterpret_cast<std::uint64_t *>(p.direct[seg_heap] + off), __ATOMIC_ACQUIRE);
-        } else {
-            get(routine, rt.default_ctx, &seen[pe], finalize_mark(), sizeof *seen, pe, true);
-            asked.push_back(pe);
-        }
-    }
+    // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
+    // is a non-blocking get, awaited below.
+    for (int pe = 0; pe < n; ++pe)
+        if (pe != rt.me) get(routine, rt.default_ctx, &seen[pe], finalize_mark(), sizeof *seen, pe, true);
+    seen[rt.me] = 1;
     std::vector<bool> answered(std::size_t(n), true);
     const double give_up = now_seconds() + 1;
-    for (int pe : asked) {
+    for (int pe = 0; pe < n; ++pe) {
+        if (pe == rt.me) continue;
         while (!pe_test(routine, rt.default_ctx, pe) && now_seconds() < give_up) sched_yield();
         answered[std::size_t(pe)] = pe_test(routine, rt.default_ctx, pe);
     }
     std::string list;
-    int listed = 0, missing = 0;
+    int missing = 0;
     for (int pe = 0; pe < n; ++pe) {
         if (answered[std::size_t(pe)] && seen[pe]) continue;
-        ++missing;
-        if (++listed > 32) continue;  // the first 32 name the problem well enough
+        if (++missing > 32) continue;  // the first 32 name the problem well enough
         list.append(" ").append(std::to_string(pe)).append(answered[std::size_t(pe)] ? "" : " (no answer)");
     }
     if (missing > 32) list.append(" and ").append(std::to_string(missing - 32)).append(" more");
-    if (asked.empty() || std::all_of(answered.begin(), answered.end(), [](bool a) { return a; })) delete[] seen;
+    if (std::all_of(answered.begin(), answered.end(), [](bool a) { return a; })) delete[] seen;
     return list.empty() ? " none (they are leaving the barrier)" : list;
 }
 
