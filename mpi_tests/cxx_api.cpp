@@ -3,6 +3,8 @@
 // timeouts naming the PE, invalid arguments thrown at the call, collectives and teams.
 #include <ushmem/ushmem.hpp>
 
+#include "cxx_check.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,17 +15,6 @@
 #include <vector>
 
 namespace {
-int me, npes;
-int failures = 0;
-
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            std::fprintf(stderr, "PE %d: CHECK FAILED %s:%d: %s\n", me, __FILE__, __LINE__, \
-                         #cond);                                                            \
-            ++failures;                                                                     \
-        }                                                                                   \
-    } while (0)
 
 template <class E, class F> bool throws_with(F &&f, const std::string &needle) {
     try {

@@ -20,6 +20,8 @@
 #include <mpi.h>
 #include <ushmem/ushmem.hpp>
 
+#include "cxx_check.h"
+
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -28,16 +30,7 @@
 
 namespace {
 using namespace std::chrono_literals;
-int me, npes, failures = 0;
 int tag = 100;  // each computing phase uses two fresh tags
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::fprintf(stderr, "PE %d: CHECK FAILED %s:%d: %s\n", me, __FILE__, __LINE__, \
-                         #cond);                                                             \
-            ++failures;                                                                      \
-        }                                                                                    \
-    } while (0)
 
 // Runs origin() on PE 0 while the PEs in `computing` (1 when null: PE 1 only; else every PE but 0)
 // compute until PE 0 releases them; PEs that do not compute do nothing here.
