@@ -116,19 +116,7 @@ def main():
                     missing.append(pat)
             rows.append(dict(section=section, family=family, deprecated=deprecated,
                              nbind=len(binds), missing=missing, nroutines=len(matched)))
-    text = render(rows, a.routines)
-    if a.check:
-        with open(a.check) as f:
-            if f.read() != text:
-                print(f"{a.check} is out of date: rerun tools/gen_coverage.py", file=sys.stderr)
-                return 1
-        return 0
-    if a.output:
-        with open(a.output, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return gen_pshmem.emit(render(rows, a.routines), a.output, a.check, "rerun tools/gen_coverage.py")
 
 
 if __name__ == "__main__":

@@ -85,16 +85,22 @@ def main():
     ap.add_argument("-o", "--output")
     ap.add_argument("--check", help="fail when FILE differs from what would be generated")
     a = ap.parse_args()
-    text = render(declarations(a.cc, a.include))
-    if a.check:
-        with open(a.check) as f:
+    return emit(render(declarations(a.cc, a.include)), a.output, a.check,
+                f"run python3 tools/gen_pshmem.py -o {a.check}")
+
+
+def emit(text, output, check, regenerate):
+    """A generator's last step (here and in gen_coverage.py): with `check`, exit status 1 and the
+    `regenerate` hint when that committed file differs from `text`; else write `text` to `output`
+    or standard output."""
+    if check:
+        with open(check) as f:
             if f.read() != text:
-                print(f"{a.check} is out of date: run python3 tools/gen_pshmem.py -o {a.check}",
-                      file=sys.stderr)
+                print(f"{check} is out of date: {regenerate}", file=sys.stderr)
                 return 1
         return 0
-    if a.output:
-        with open(a.output, "w") as f:
+    if output:
+        with open(output, "w") as f:
             f.write(text)
     else:
         sys.stdout.write(text)
