@@ -35,6 +35,10 @@ done
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fail=0
+# Over network lanes (UCX_TLS=tcp here) ushmem detects the death itself (UCP_ERR_HANDLING_MODE_PEER,
+# USHMEM_PEER_FAILURE): its own line naming the dead PE must appear in at least one run of the
+# loop (a run may end by mpirun's abort before a survivor reports it, so not in every run).
+detected=0
 for ((i = 0; i < loops; ++i)); do
     victim=$((i % np))
     hp_before=$(hp_free)
@@ -65,6 +69,8 @@ for ((i = 0; i < loops; ++i)); do
     pids=$(sed -n 's/^fault: PE [0-9]* pid \([0-9]*\) job .*/\1/p' "$out" | sort -u | tr '\n' ' ')
     job=$(sed -n 's/^fault: PE [0-9]* pid [0-9]* job \([0-9a-f]*\)$/\1/p' "$out" | head -1)
     leak=$(job_leftovers "$pids" "$job" "$shm_before" "${hp_before:-0}")
+    grep -Eq "ushmem: peer failure detection \(PE [0-9]+ of $np\): PE $victim is unreachable" "$out" &&
+        detected=$((detected + 1))
     [ -n "$leak" ] && why="${why:+$why; }left behind: $leak"
     if [ -n "$why" ]; then
         echo "----- run $((i + 1))/$loops (victim PE $victim): FAILED: $why; output: -----"
@@ -74,5 +80,9 @@ for ((i = 0; i < loops; ++i)); do
         echo "run $((i + 1))/$loops: PE $victim killed, job ended after ${took} s (status $status), nothing left behind"
     fi
 done
+if [[ "${UCX_TLS-}" == tcp* ]] && [ "${USHMEM_PEER_FAILURE-1}" != 0 ]; then
+    echo "fault.sh: ushmem's own peer-failure detection named the dead PE in $detected of $loops runs"
+    [ "$detected" -gt 0 ] || fail=1
+fi
 [ "$fail" -eq 0 ] && echo "fault.sh: all $loops runs as expected"
 exit "$fail"
