@@ -42,7 +42,7 @@ alignas(64) std::uint64_t g_discard[8];
 // frees itself (completion is observed by quiet); otherwise the caller waits for it. `done`: an
 // async fetching one's reply counter (context::reply_done), counted by its callback.
 template <class U>
-void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
+void *issue(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
             const U *operand, U *reply, bool async, std::atomic<std::uint64_t> *done = nullptr) {
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
@@ -60,7 +60,7 @@ void *issue(const char *routine, peer &p, int pe, seg_id s, std::size_t off, ucp
             prm.user_data = done;
         }
     }
-    void *r = ucp_atomic_op_nbx(p.ep, op, operand, 1, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::atomic_nbx(w, p.ep, op, operand, p.rbase[s] + off, p.rkey[s], &prm);
     if (UCS_PTR_IS_ERR(r)) fail_amo(routine, pe, UCS_PTR_STATUS(r));
     return r;
 }
@@ -73,14 +73,14 @@ void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
     wait_described(
         routine,
         [r, w, own] {
-            if (own) ucp_worker_progress(w);
-            return ucp_request_check_status(r) != UCS_INPROGRESS;
+            if (own) transport::progress_worker(w);
+            return transport::request_status(r) != UCS_INPROGRESS;
         },
         [pe](char *b, std::size_t n) {
             std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
         });
-    ucs_status_t st = ucp_request_check_status(r);
-    ucp_request_free(r);
+    ucs_status_t st = transport::request_status(r);
+    transport::request_free(w, r);
     if (st != UCS_OK) fail_amo(routine, pe, st);
 }
 
@@ -95,7 +95,7 @@ U fetch_blocking(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s,
         operand = cmp;
         reply = v;
     }
-    void *r = issue<U>(routine, p, pe, s, off, op, &operand, &reply, false);
+    void *r = issue<U>(routine, w, p, pe, s, off, op, &operand, &reply, false);
     if (r != nullptr) wait_reply(routine, pe, r, w);
     return reply;
 }
@@ -164,7 +164,7 @@ void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id 
     }
     // SWAP needs a reply buffer even when nobody wants the old value.
     U *reply = op == amo::set ? reinterpret_cast<U *>(g_discard) : nullptr;
-    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, reply, true);
+    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), &v, reply, true);
     (void)r;  // NULL: done already; otherwise the callback frees it and quiet completes it
     c.note_pending(pe);
 }
@@ -185,7 +185,8 @@ void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s
         std::memcpy(fetch, &v, sizeof v);
         v = cmp;
     }
-    void *r = issue<U>(routine, p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true, &c.reply_done(pe));
+    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true,
+                       &c.reply_done(pe));
     c.note_pending(pe);
     count_reply(c, pe, r);
 }

@@ -189,7 +189,7 @@ void ucx_add(const char *routine, peer &p, int pe, seg_id s, std::size_t off, st
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK;
     prm.datatype = ucp_dt_make_contig(8);
     prm.cb.send = transport::nbi_completion;
-    void *r = ucp_atomic_op_nbx(p.ep, UCP_ATOMIC_OP_ADD, &v, 1, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::atomic_nbx(transport::worker(), p.ep, UCP_ATOMIC_OP_ADD, &v, p.rbase[s] + off, p.rkey[s], &prm);
     if (UCS_PTR_IS_ERR(r))
         fatal(routine, "signal to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(r)));
     g_cctx.note_pending(pe);

@@ -35,6 +35,7 @@ struct settings {
     bool hugepage_notice = true;
     long quiet_ep_max = 16;
     double wait_timeout = 0;
+    double progress_handoff = 0.0001;
     double finalize_notice = 10;
     bool stats = false;
     // Teams and collectives (core/team.cpp, core/coll.cpp).

@@ -57,7 +57,7 @@ util::ep_lanes endpoint_lanes(ucp_ep_h ep) {
     std::size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return {};
-    ucp_ep_print_info(ep, f);
+    transport::print_ep_info(ep, f);
     std::fclose(f);
     util::ep_lanes r = util::parse_ep_lanes(std::string_view(buf, len));
     std::free(buf);

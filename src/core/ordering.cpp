@@ -5,6 +5,9 @@
 // were sent something since the last quiet, and with nothing outstanding it is two loads.
 #include "core/runtime.hpp"
 
+#include <cstdio>
+#include <vector>
+
 namespace ushmem::core {
 namespace {
 
@@ -14,32 +17,107 @@ namespace {
 }
 } // namespace
 
+namespace {
+struct request_wait {
+    context *c;
+    pending_request *reqs;
+    std::size_t n;
+    const char *op;
+};
+
+bool all_done(const request_wait &w) {
+    for (std::size_t i = 0; i < w.n; ++i)
+        if (transport::request_status(w.reqs[i].request) == UCS_INPROGRESS) return false;
+    return true;
+}
+
+// The timeout message: which PEs have not answered. Over an emulated transport (UCX_TLS=tcp) a
+// target answers only when it or its progress thread drives UCX, so a stopped or gone PE shows
+// here by number.
+void describe_requests(const void *arg, char *buf, std::size_t len) {
+    const auto &w = *static_cast<const request_wait *>(arg);
+    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", w.op);
+    int listed = 0;
+    for (std::size_t i = 0; i < w.n && used > 0 && std::size_t(used) < len; ++i) {
+        if (transport::request_status(w.reqs[i].request) != UCS_INPROGRESS) continue;
+        if (++listed > 16) {
+            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
+            break;
+        }
+        if (w.reqs[i].pe < 0) used += std::snprintf(buf + used, len - std::size_t(used), " (all PEs of a worker flush)");
+        else used += std::snprintf(buf + used, len - std::size_t(used), " %d", w.reqs[i].pe);
+    }
+    if (used > 0 && std::size_t(used) < len)
+        std::snprintf(buf + used, len - std::size_t(used), "%s",
+                      rt.progress_thread
+                          ? " (a progress thread answers for every PE, even one that computes: that PE is "
+                            "stopped, hung, overloaded or unreachable)"
+                          : " (that PE is stopped, hung, overloaded or unreachable, or, over a transport "
+                            "that emulates RMA, computes without calling the library: "
+                            "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)");
+}
+} // namespace
+
+ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+                            const char *op) {
+    request_wait w{&c, reqs, n, op};
+    const ucp_worker_h wk = worker_of(c);
+    // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then
+    // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT.
+    bool done = false;
+    for (int i = 0; i < 256 && !(done = all_done(w)); ++i) transport::progress_both(wk);
+    if (!done)
+        wait_slow(
+            routine, op,
+            [](void *a) {
+                auto &rw = *static_cast<request_wait *>(a);
+                const ucp_worker_h own = worker_of(*rw.c);
+                if (own != transport::worker()) transport::progress_worker(own);  // wait_slow drives the main one
+                return all_done(rw);
+            },
+            &w, describe_requests, &w);
+    ucs_status_t result = UCS_OK;
+    for (std::size_t i = 0; i < n; ++i) {
+        ucs_status_t st = transport::request_status(reqs[i].request);
+        if (st != UCS_OK && result == UCS_OK) result = st;
+        transport::request_free(wk, reqs[i].request);
+    }
+    return result;
+}
+
 void quiet_slow(const char *routine, context &c) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (c.pending_list.empty()) return;  // another thread flushed them
-    ucs_status_t st;
+    ucs_status_t st = UCS_OK;
     const ucp_worker_h w = worker_of(c);
     // Flags cleared before the flush: see context::note_pending.
     for (int pe : c.pending_list) __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);
+    ucp_request_param_t prm{};
+    pending_request stack_reqs[32];
+    std::vector<pending_request> heap_reqs;
+    std::size_t nreq = 0;
+    auto add = [&](void *r, int pe) {
+        if (r == nullptr) return;  // nothing was outstanding there
+        if (UCS_PTR_IS_ERR(r)) {
+            if (st == UCS_OK) st = UCS_PTR_STATUS(r);
+            return;
+        }
+        if (nreq < 32) stack_reqs[nreq++] = {r, pe};
+        else heap_reqs.push_back({r, pe});
+    };
     if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
-        st = transport::flush_worker(w);
+        add(transport::worker_flush_nbx(w, &prm), -1);
     } else {
-        ucp_ep_h eps[64];
-        std::size_t n = 0;
-        st = UCS_OK;
-        for (int pe : c.pending_list) {
-            eps[n++] = ep_of(c, pe);
-            if (n == 64) {
-                ucs_status_t s2 = transport::flush_eps(eps, n, w);
-                if (s2 != UCS_OK) st = s2;
-                n = 0;
-            }
-        }
-        if (n) {
-            ucs_status_t s2 = transport::flush_eps(eps, n, w);
-            if (s2 != UCS_OK) st = s2;
-        }
+        for (int pe : c.pending_list) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
+    }
+    if (nreq) {
+        ucs_status_t s2 = await_requests(routine, c, stack_reqs, nreq, "a quiet");
+        if (st == UCS_OK) st = s2;
+    }
+    if (!heap_reqs.empty()) {
+        ucs_status_t s2 = await_requests(routine, c, heap_reqs.data(), heap_reqs.size(), "a quiet");
+        if (st == UCS_OK) st = s2;
     }
     c.pending_list.clear();
     if (st == UCS_OK) st = transport::take_async_error();
@@ -52,9 +130,13 @@ void pe_quiet(const char *routine, context &c, int pe) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
-    ucp_ep_h ep = ep_of(c, pe);
+    const ucp_worker_h w = worker_of(c);
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush
-    ucs_status_t st = transport::flush_eps(&ep, 1, worker_of(c));
+    ucp_request_param_t prm{};
+    void *r = transport::ep_flush_nbx(w, ep_of(c, pe), &prm);
+    ucs_status_t st = UCS_OK;
+    if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
+    else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

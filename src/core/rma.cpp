@@ -18,14 +18,14 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     } else {
         prm.op_attr_mask = 0;
     }
-    void *r = ucp_put_nbx(p.ep, src, n, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::put_nbx(worker_of(c), p.ep, src, n, p.rbase[s] + off, p.rkey[s], &prm);
     c.note_pending(pe);
     if (USHMEM_LIKELY(r == nullptr)) return;
     if (UCS_PTR_IS_ERR(r)) fail_op(routine, "put", pe, UCS_PTR_STATUS(r));
     // Blocking put: return once the source may be reused (local completion). Delivery is the
     // business of quiet.
     if (!nbi) {
-        ucs_status_t st = transport::wait(r, worker_of(c));
+        ucs_status_t st = await_request(routine, c, r, pe, "a blocking put (its source buffer)");
         if (st != UCS_OK) fail_op(routine, "put", pe, st);
     }
 }
@@ -48,7 +48,7 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     } else {
         prm.op_attr_mask = 0;
     }
-    void *r = ucp_get_nbx(p.ep, dst, n, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::get_nbx(worker_of(c), p.ep, dst, n, p.rbase[s] + off, p.rkey[s], &prm);
     if (nbi) {
         c.note_pending(pe);
         if (!UCS_PTR_IS_ERR(r)) count_reply(c, pe, r);
@@ -56,7 +56,7 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     if (r == nullptr) return;
     if (UCS_PTR_IS_ERR(r)) fail_op(routine, "get", pe, UCS_PTR_STATUS(r));
     if (!nbi) {
-        ucs_status_t st = transport::wait(r, worker_of(c));
+        ucs_status_t st = await_request(routine, c, r, pe, "a blocking get");
         if (st != UCS_OK) fail_op(routine, "get", pe, st);
     }
 }

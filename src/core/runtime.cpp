@@ -33,35 +33,16 @@ constexpr std::size_t runtime_area = 4096;  // symmetric bytes the runtime keeps
 
 // ---- progress thread -----------------------------------------------------------------------
 // Only started when a selected transport emulates RMA in software (the target must run UCX
-// progress for a put to land). It backs off while idle so that it leaves the core to the PEs.
+// progress for a put to land). It sleeps on the worker's wakeup fd between events
+// (transport::serve), so a request that arrives while the PE computes is served within the OS's
+// wakeup latency, and an idle job costs it no CPU.
 std::thread g_progress;
 std::atomic<bool> g_progress_stop{false};
 
-void progress_loop(std::string cpus) {
+void progress_loop(std::string cpus, long spin_ns, long handoff_ns) {
     bind_current_thread(cpus);
-    unsigned idle = 0;
-    unsigned seen = transport::progress_heartbeat.load(std::memory_order_relaxed);
-    while (!g_progress_stop.load(std::memory_order_relaxed)) {
-        const unsigned beat = transport::progress_heartbeat.load(std::memory_order_relaxed);
-        if (beat != seen) {
-            // The PE is progressing the worker itself (it waits for something): let it, rather
-            // than contend for the worker's lock; look again shortly.
-            seen = beat;
-            idle = 0;
-            struct timespec ts{0, 200 * 1000};
-            nanosleep(&ts, nullptr);
-            continue;
-        }
-        if (transport::progress_background()) {
-            idle = 0;
-            continue;
-        }
-        if (++idle < 64) continue;
-        // 5 us, doubling to 200 us: a remote put waits at most that long for a busy target.
-        unsigned us = idle < 128 ? 5u : (idle < 256 ? 50u : 200u);
-        struct timespec ts{0, long(us) * 1000};
-        nanosleep(&ts, nullptr);
-    }
+    pthread_setname_np(pthread_self(), "ushmem-progress");
+    transport::serve(g_progress_stop, spin_ns, handoff_ns);
 }
 
 bool needs_progress_thread() {
@@ -370,7 +351,8 @@ namespace {
 unsigned long g_spin_before_yield = 256;
 } // namespace
 
-void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg) {
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
+               describe_fn describe, const void *describe_arg) {
     // Oversubscribed nodes (more PEs than cores) are the norm in tests: after a short spin give
     // the core away, or the PE we wait for may not run at all.
     const double timeout = rt.cfg.wait_timeout;
@@ -395,6 +377,11 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
             transport::progress();
         }
         if (timeout > 0 && (yielding || (i & 1023) == 0) && now_seconds() - start > timeout) {
+            char described[512];
+            if (describe) {
+                describe(describe_arg, described, sizeof described);
+                what = described;
+            }
             // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
             std::string pending;
             for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
@@ -418,7 +405,7 @@ static void signal_add(const char *routine, int pe, std::uint64_t *local_counter
     prm.datatype = ucp_dt_make_contig(8);
     prm.cb.send = transport::nbi_completion;
     std::uint64_t one = 1;
-    void *r = ucp_atomic_op_nbx(p.ep, UCP_ATOMIC_OP_ADD, &one, 1, p.rbase[seg_heap] + off, p.rkey[seg_heap], &prm);
+    void *r = transport::atomic_nbx(transport::worker(), p.ep, UCP_ATOMIC_OP_ADD, &one, p.rbase[seg_heap] + off, p.rkey[seg_heap], &prm);
     if (UCS_PTR_IS_ERR(r)) fatal(routine, "atomic add to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(r)));
     rt.default_ctx.note_pending(pe);
 }
@@ -467,7 +454,8 @@ int init(const char *routine, const void *comm, int requested) {
     rt.progress_thread = needs_progress_thread();
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
-    if (!transport::create_worker(mt || rt.progress_thread, err))
+    if (rt.progress_thread) transport::share_main_worker();
+    if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
 
     std::vector<std::uint8_t> addr = transport::worker_address();
@@ -498,7 +486,11 @@ int init(const char *routine, const void *comm, int requested) {
         sigset_t all, prev;
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &prev);
-        g_progress = std::thread(progress_loop, cpus);
+        // With a core of its own the thread polls for a while after each event (the next request
+        // of a communication loop usually follows within microseconds); sharing the PE's core it
+        // sleeps at once, so that the PE keeps its CPU.
+        const long spin_ns = cpus.empty() ? 0 : 50000;
+        g_progress = std::thread(progress_loop, cpus, spin_ns, long(rt.cfg.progress_handoff * 1e9));
         pthread_sigmask(SIG_SETMASK, &prev, nullptr);
     }
     if (rt.me == 0) {
@@ -607,6 +599,7 @@ void finalize(const char *routine) {
     team_finalize();
     if (g_progress.joinable()) {
         g_progress_stop = true;
+        transport::stop_serving();
         g_progress.join();
     }
     rt.state = lib_state::finalized;

@@ -350,8 +350,28 @@ void barrier_all(const char *routine, bool with_quiet);
 // Local address through which `addr` on `pe` can be loaded/stored, or nullptr.
 void *direct_pointer(const void *addr, int pe);
 // Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
-// USHMEM_WAIT_TIMEOUT seconds with a message naming `what`.
-void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg);
+// USHMEM_WAIT_TIMEOUT seconds with a message naming `what`, or, when `describe` is given, what it
+// writes into the buffer (built only then: the PEs still outstanding, the value seen, ...).
+using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
+               describe_fn describe = nullptr, const void *describe_arg = nullptr);
+
+// UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
+// answer the request needs (-1: several, e.g. a worker flush).
+struct pending_request {
+    void *request;
+    int pe;
+};
+// Waits until UCX completes every request (of `c`'s worker), frees them, and returns the first
+// error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
+// which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
+// or gone is named instead of the wait hanging silently.
+ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+                            const char *op);
+inline ucs_status_t await_request(const char *routine, context &c, void *request, int pe, const char *op) {
+    pending_request r{request, pe};
+    return await_requests(routine, c, &r, 1, op);
+}
 
 template <class Cond> inline void wait_for(const char *routine, const char *what, Cond cond) {
     for (int i = 0; i < 64; ++i) {

@@ -40,7 +40,7 @@ std::atomic<int> &slot_of(const context &c, int pe) {
 // as done as well: the pe_quiet that follows reports the transport's error with its own message.
 void flush_done(void *request, ucs_status_t, void *user) {
     static_cast<std::atomic<int> *>(user)->store(probe_done, std::memory_order_release);
-    ucp_request_free(request);
+    ucp_request_free(request);  // inside progress: the worker is ours already (no transport::drive)
 }
 
 } // namespace
@@ -63,7 +63,7 @@ bool pe_test(const char *routine, context &c, int pe) {
         prm.cb.send = flush_done;
         prm.user_data = &s;
         s.store(probe_in_flight, std::memory_order_relaxed);
-        void *r = ucp_ep_flush_nbx(ep, &prm);
+        void *r = transport::ep_flush_nbx(w, ep, &prm);
         if (r == nullptr || UCS_PTR_IS_ERR(r)) {
             // Complete at once (or failed: pe_quiet reports it).
             s.store(probe_idle, std::memory_order_relaxed);

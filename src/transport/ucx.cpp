@@ -2,7 +2,12 @@
 
 #include "util/text.hpp"
 
+#include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 
@@ -13,11 +18,10 @@
 #include <ucs/debug/log_def.h>
 
 namespace ushmem::transport {
-std::atomic<unsigned> progress_heartbeat{0};
 
 namespace {
 ucp_context_h g_context = nullptr;
-ucp_worker_h g_worker = nullptr;
+ucp_worker_h &g_worker = detail::main_worker;
 lanes_info g_lanes;
 // Written by completion callbacks, which run on whichever thread progresses a worker (contexts
 // with their own worker may be driven by several threads at once).
@@ -56,7 +60,8 @@ bool init(std::string &err) {
     if (!std::getenv("UCX_USE_MT_MUTEX")) ucp_config_modify(config, "USE_MT_MUTEX", "y");
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    // WAKEUP: the progress thread sleeps on the worker's event fd (serve()).
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
     // Contexts created by the program may give threads their own workers on this UCX context.
     params.mt_workers_shared = 1;
     st = ucp_init(&params, config, &g_context);
@@ -85,10 +90,15 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 }
 } // namespace
 
-bool create_worker(bool multi_thread, std::string &err) {
-    g_worker = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE, err);
+bool create_worker(bool thread_multiple, std::string &err) {
+    g_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
+                          : detail::main_shared ? UCS_THREAD_MODE_SERIALIZED
+                                                : UCS_THREAD_MODE_SINGLE,
+                          err);
     return g_worker != nullptr;
 }
+
+void share_main_worker() { detail::main_shared = true; }
 
 ucp_worker_h create_extra_worker(bool multi_thread, std::string &err) {
     // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
@@ -102,6 +112,7 @@ void destroy_extra_worker(ucp_worker_h w) {
 void finalize() {
     if (g_worker) ucp_worker_destroy(g_worker);
     g_worker = nullptr;
+    detail::main_shared = false;
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;
     g_lanes = lanes_info{};
@@ -109,7 +120,6 @@ void finalize() {
 }
 
 ucp_context_h context() { return g_context; }
-ucp_worker_h worker() { return g_worker; }
 const lanes_info &lanes() { return g_lanes; }
 
 std::vector<std::uint8_t> worker_address() {
@@ -211,6 +221,7 @@ ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, int peer_id, b
         ep.err_handler.arg = reinterpret_cast<void *>(std::intptr_t(peer_id));
     }
     ucp_ep_h h = nullptr;
+    drive d(w);
     ucs_status_t st = ucp_ep_create(w, &ep, &h);
     if (st != UCS_OK) {
         err = std::string("ucp_ep_create: ") + ucs_status_string(st);
@@ -221,6 +232,8 @@ ucp_ep_h connect(ucp_worker_h w, const std::uint8_t *worker_addr, int peer_id, b
 
 ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err) {
     ucp_rkey_h rkey = nullptr;
+    // (rkeys belong to the context, but unpacking reads the endpoint's configuration)
+    drive d(g_worker);
     ucs_status_t st = ucp_ep_rkey_unpack(ep, packed, &rkey);
     if (st != UCS_OK) {
         err = std::string("ucp_ep_rkey_unpack: ") + ucs_status_string(st);
@@ -235,7 +248,13 @@ void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr) {
 }
 
 void destroy_rkey(ucp_rkey_h rkey) {
+    drive d(g_worker);
     if (rkey) ucp_rkey_destroy(rkey);
+}
+
+void print_ep_info(ucp_ep_h ep, FILE *f) {
+    drive d(g_worker);
+    ucp_ep_print_info(ep, f);
 }
 
 void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
@@ -248,20 +267,48 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
         // Force mode: everything was flushed by the final quiet and the peers passed a barrier
         // after it, so no operation is in flight; force does not need the peer to answer, which
         // matters when the peer is already tearing down.
-        void *r = ucp_ep_close_nbx(ep, &prm);
+        void *r;
+        {
+            drive d(w);
+            r = ucp_ep_close_nbx(ep, &prm);
+        }
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
         ep = nullptr;
     }
     for (void *r : reqs) wait(r, w);
 }
 
+namespace {
+// The PE's progress calls on the shared main worker (a futex word serve() parks on). Relaxed
+// increments: a lost one does not matter, only that it moves.
+std::atomic<int> g_pe_progress{0};
+// Where the progress thread is: serving (progressing, or about to sleep), asleep in poll() on the
+// worker's event fd, or woken from there by the PE (kicked).
+enum : int { srv_serving = 0, srv_polling = 1, srv_kicked = 2 };
+std::atomic<int> g_serve_state{srv_serving};
+} // namespace
+
+unsigned progress_shared() {
+    g_pe_progress.store(g_pe_progress.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+    // The progress thread sleeps in poll() on the worker's fd: every message that arrives now would
+    // wake it (inside the kernel, only to find the PE has read it already), taking the PE's core
+    // for a context switch each time. One signal now sends it to park instead, for as long as the
+    // PE keeps progressing (serve()).
+    int polling = srv_polling;
+    if (__builtin_expect(g_serve_state.load(std::memory_order_relaxed) == srv_polling, 0) &&
+        g_serve_state.compare_exchange_strong(polling, srv_kicked))
+        ucp_worker_signal(g_worker);
+    drive d(g_worker);
+    return ucp_worker_progress(g_worker);
+}
+
 unsigned progress_both(ucp_worker_h w) {
-    unsigned n = ucp_worker_progress(w);
+    if (w == g_worker) return progress();
+    unsigned n = ucp_worker_progress(w);  // a context's own worker: never shared
     // Waiting on a context's own worker, keep answering the peers that target the main one:
     // over an emulated transport two PEs that each wait on their own worker would otherwise wait
     // for each other forever.
-    if (w != g_worker) n += progress();
-    return n;
+    return n + progress();
 }
 
 ucs_status_t wait(void *request, ucp_worker_h w) {
@@ -269,45 +316,106 @@ ucs_status_t wait(void *request, ucp_worker_h w) {
     // cores), and a tight loop would keep it from running.
     ucs_status_t st;
     for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
-        if ((w == g_worker ? progress() : progress_both(w)) == 0 && i > 256) sched_yield();
+        if (progress_both(w) == 0 && i > 256) sched_yield();
     }
-    ucp_request_free(request);
+    request_free(w, request);
     return st;
 }
 
-ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n, ucp_worker_h w) {
-    ucs_status_t result = UCS_OK;
-    void *stack_reqs[32];
-    std::vector<void *> heap_reqs;
-    std::size_t nreq = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        ucp_request_param_t prm{};
-        void *r = ucp_ep_flush_nbx(eps[i], &prm);
-        if (r == nullptr) continue;
-        if (UCS_PTR_IS_ERR(r)) {
-            result = UCS_PTR_STATUS(r);
-            continue;
-        }
-        if (nreq < 32) stack_reqs[nreq++] = r;
-        else heap_reqs.push_back(r);
+// ---- the main worker's lock ----------------------------------------------------------------
+namespace {
+long futex(std::atomic<int> *addr, int op, int val) {
+    return syscall(SYS_futex, reinterpret_cast<int *>(addr), op, val, nullptr, nullptr, 0);
+}
+} // namespace
+
+void worker_lock::lock_slow() {
+    // The holder is inside one UCX call: spin for about as long as such a call takes, then sleep
+    // (the holder may be descheduled: more threads than cores is the common case here).
+    for (int i = 0; i < 200; ++i) {
+        __builtin_ia32_pause();
+        if (word_.load(std::memory_order_relaxed) == 0 && try_lock()) return;
     }
-    for (std::size_t i = 0; i < nreq; ++i) {
-        ucs_status_t st = wait(stack_reqs[i], w);
-        if (st != UCS_OK) result = st;
-    }
-    for (void *r : heap_reqs) {
-        ucs_status_t st = wait(r, w);
-        if (st != UCS_OK) result = st;
-    }
-    return result;
+    // Drepper's futex mutex: 2 marks that a sleeper may be waiting, so that unlock wakes one.
+    while (word_.exchange(2, std::memory_order_acquire) != 0) futex(&word_, FUTEX_WAIT_PRIVATE, 2);
 }
 
-ucs_status_t flush_worker(ucp_worker_h w) {
-    ucp_request_param_t prm{};
-    void *r = ucp_worker_flush_nbx(w, &prm);
-    if (r == nullptr) return UCS_OK;
-    if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
-    return wait(r, w);
+void worker_lock::wake() { futex(&word_, FUTEX_WAKE_PRIVATE, 1); }
+
+// ---- the progress thread's loop ------------------------------------------------------------
+namespace {
+long now_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
+}
+} // namespace
+
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns) {
+    int efd = -1;
+    {
+        drive d(g_worker);
+        if (ucp_worker_get_efd(g_worker, &efd) != UCS_OK) efd = -1;
+    }
+    const struct timespec handoff{handoff_ns / 1000000000L, handoff_ns % 1000000000L};
+    long last_event = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+        // While the PE progresses the worker itself (it waits in the library), what arrives is
+        // its to serve: stay parked until it has not progressed for a whole hand-off period.
+        for (int seen = g_pe_progress.load(std::memory_order_relaxed);;) {
+            syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAIT_PRIVATE, seen, &handoff, nullptr, 0);
+            const int now = g_pe_progress.load(std::memory_order_relaxed);
+            if (now == seen || stop.load(std::memory_order_relaxed)) break;
+            seen = now;
+        }
+        // The PE is away (computing): serve until nothing is left, then sleep on the event fd.
+        while (!stop.load(std::memory_order_relaxed)) {
+            unsigned n;
+            {
+                drive d(g_worker);
+                n = ucp_worker_progress(g_worker);
+            }
+            if (n) {
+                if (spin_ns) last_event = now_ns();
+                continue;
+            }
+            // Right after activity more usually follows (the next request of a loop, the reply to
+            // a request just served): with a core of our own, poll a little before a wakeup.
+            if (spin_ns && now_ns() - last_event < spin_ns) {
+                for (int i = 0; i < 32; ++i) __builtin_ia32_pause();
+                continue;
+            }
+            ucs_status_t st;
+            {
+                drive d(g_worker);
+                st = ucp_worker_arm(g_worker);
+            }
+            if (st == UCS_ERR_BUSY) continue;  // events arrived meanwhile: progress them first
+            const int seen = g_pe_progress.load(std::memory_order_relaxed);
+            if (st != UCS_OK || efd < 0) {
+                sched_yield();  // no wakeup mechanism on some transport: poll, yielding the core
+                if (g_pe_progress.load(std::memory_order_relaxed) != seen) break;
+                continue;
+            }
+            // Announce the sleep, then look once more whether the PE started progressing in the
+            // meantime (it reads the state after counting its progress call: one of us sees the
+            // other).
+            g_serve_state.store(srv_polling, std::memory_order_seq_cst);
+            if (g_pe_progress.load(std::memory_order_seq_cst) == seen && !stop.load(std::memory_order_relaxed)) {
+                struct pollfd pfd{efd, POLLIN, 0};
+                poll(&pfd, 1, -1);
+            }
+            const bool kicked = g_serve_state.exchange(srv_serving) == srv_kicked;
+            if (kicked || g_pe_progress.load(std::memory_order_relaxed) != seen) break;  // the PE is back: park
+            if (spin_ns) last_event = now_ns();
+        }
+    }
+}
+
+void stop_serving() {
+    // Thread-safe by UCX's contract: wakes the poll() of serve(); the futex wakes its hand-off wait.
+    if (g_worker) ucp_worker_signal(g_worker);
+    syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 void nbi_completion(void *request, ucs_status_t status, void *) {

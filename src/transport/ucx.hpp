@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,18 +27,55 @@ struct lanes_info {
     std::string resources;               // transport names, for SHMEM_INFO
 };
 
+// ---- who drives the main worker -------------------------------------------------------------
+// The main worker is created SINGLE (one thread only) unless a progress thread shares it; then it
+// is SERIALIZED (MULTI under SHMEM_THREAD_MULTIPLE) and every call into it, from the PE's threads
+// and from the progress thread, holds `main_lock`. Our own lock rather than UCX's MULTI mode: it
+// spins before it sleeps (the holder's critical section is one UCX call, a microsecond over tcp),
+// where UCX's mutex puts a contender to sleep at once, and the progress thread can try it without
+// blocking. Everything that calls into a worker goes through this header, so nothing can forget
+// the lock; SINGLE workers (no progress thread) pay one predictable branch.
+class worker_lock {
+public:
+    void lock() {
+        int free = 0;
+        if (__builtin_expect(!word_.compare_exchange_strong(free, 1, std::memory_order_acquire,
+                                                            std::memory_order_relaxed), 0))
+            lock_slow();
+    }
+    bool try_lock() {
+        int free = 0;
+        return word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed);
+    }
+    void unlock() {
+        if (__builtin_expect(word_.exchange(0, std::memory_order_release) == 2, 0)) wake();
+    }
+
+private:
+    void lock_slow();
+    void wake();
+    std::atomic<int> word_{0};  // 0 free, 1 held, 2 held and someone may sleep on it (futex)
+};
+
+namespace detail {
+inline ucp_worker_h main_worker = nullptr;
+inline bool main_shared = false;  // a progress thread shares the main worker: lock around calls
+inline worker_lock main_lock;
+} // namespace detail
+
 // The UCX context; lanes() is known after it.
 bool init(std::string &err);
-// The worker. `multi_thread`: thread mode MULTI (SHMEM_THREAD_MULTIPLE, or a progress thread
-// sharing the worker); otherwise SINGLE, which costs the same as SERIALIZED.
-bool create_worker(bool multi_thread, std::string &err);
+// The main worker. `thread_multiple`: thread mode MULTI (SHMEM_THREAD_MULTIPLE: the program's
+// threads call UCX at once); else SERIALIZED when a progress thread will share it
+// (share_main_worker() was called), else SINGLE.
+bool create_worker(bool thread_multiple, std::string &err);
 void finalize();  // worker and context; everything else must already be released
 // A further worker on the same UCX context, for a communication context that needs its own
 // completion (core::context_lanes). Not driven by the progress thread.
 ucp_worker_h create_extra_worker(bool multi_thread, std::string &err);
 void destroy_extra_worker(ucp_worker_h w);
 ucp_context_h context();
-ucp_worker_h worker();
+inline ucp_worker_h worker() { return detail::main_worker; }
 const lanes_info &lanes();
 
 std::vector<std::uint8_t> worker_address();
@@ -76,29 +114,93 @@ void destroy_rkey(ucp_rkey_h rkey);
 void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w);
 inline void close_endpoints(std::vector<ucp_ep_h> &eps) { close_endpoints(eps, worker()); }
 
+// Holds the main worker's lock for its scope when `w` is the main worker and it is shared.
+class drive {
+public:
+    explicit drive(ucp_worker_h w) : on_(__builtin_expect(detail::main_shared, 0) && w == detail::main_worker) {
+        if (on_) detail::main_lock.lock();
+    }
+    ~drive() {
+        if (on_) detail::main_lock.unlock();
+    }
+    drive(const drive &) = delete;
+    drive &operator=(const drive &) = delete;
+
+private:
+    bool on_;
+};
+
+// ---- data-path calls (every UCX call of the core goes through these) --------------------------
+inline void *put_nbx(ucp_worker_h w, ucp_ep_h ep, const void *buf, std::size_t n, std::uint64_t raddr,
+                     ucp_rkey_h rkey, const ucp_request_param_t *prm) {
+    drive d(w);
+    return ucp_put_nbx(ep, buf, n, raddr, rkey, prm);
+}
+inline void *get_nbx(ucp_worker_h w, ucp_ep_h ep, void *buf, std::size_t n, std::uint64_t raddr,
+                     ucp_rkey_h rkey, const ucp_request_param_t *prm) {
+    drive d(w);
+    return ucp_get_nbx(ep, buf, n, raddr, rkey, prm);
+}
+inline void *atomic_nbx(ucp_worker_h w, ucp_ep_h ep, ucp_atomic_op_t op, const void *operand,
+                        std::uint64_t raddr, ucp_rkey_h rkey, const ucp_request_param_t *prm) {
+    drive d(w);
+    return ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
+}
+inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
+    drive d(w);
+    return ucp_ep_flush_nbx(ep, prm);
+}
+inline void *worker_flush_nbx(ucp_worker_h w, const ucp_request_param_t *prm) {
+    drive d(w);
+    return ucp_worker_flush_nbx(w, prm);
+}
+// A request's status can be read without the lock (UCX reads one field); freeing it cannot.
+inline ucs_status_t request_status(void *request) { return ucp_request_check_status(request); }
+inline void request_free(ucp_worker_h w, void *request) {
+    drive d(w);
+    ucp_request_free(request);
+}
+// UCX's report of an endpoint's lanes (ushmem-info).
+void print_ep_info(ucp_ep_h ep, FILE *f);
+
 // Progress and completion. The forms with a worker drive that worker (a context's own) and the
 // main one.
-// Heartbeat of the PE's own progress calls (a plain relaxed counter: lost increments do not
-// matter): the progress thread stays out of the worker while the PE drives it itself, since two
-// threads on one MULTI worker mostly wait for each other's lock.
-extern std::atomic<unsigned> progress_heartbeat;
+unsigned progress_shared();  // the main worker, under its lock; counted (serve())
 inline unsigned progress() {
-    progress_heartbeat.store(progress_heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return ucp_worker_progress(worker());
+    if (__builtin_expect(detail::main_shared, 0)) return progress_shared();
+    return ucp_worker_progress(detail::main_worker);
 }
-// For the progress thread: no heartbeat.
-inline unsigned progress_background() { return ucp_worker_progress(worker()); }
 unsigned progress_both(ucp_worker_h w);
-// Wait for a request returned by a *_nbx call (not NULL, not an error), then free it.
+inline unsigned progress_worker(ucp_worker_h w) {  // that worker alone
+    drive d(w);
+    return ucp_worker_progress(w);
+}
+// Wait for a request returned by a *_nbx call (not NULL, not an error), then free it. For the
+// transport's own housekeeping (closing endpoints); the core's waits go through core::await_requests,
+// which bounds them (USHMEM_WAIT_TIMEOUT) and says what they wait for.
 ucs_status_t wait(void *request, ucp_worker_h w);
 inline ucs_status_t wait(void *request) { return wait(request, worker()); }
-// Flush the endpoints given (ucp_ep_flush_nbx on each, then wait for all).
-ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n, ucp_worker_h w);
-inline ucs_status_t flush_eps(const ucp_ep_h *eps, std::size_t n) { return flush_eps(eps, n, worker()); }
-ucs_status_t flush_worker(ucp_worker_h w);
-inline ucs_status_t flush_worker() { return flush_worker(worker()); }
-inline void fence(ucp_worker_h w) { ucp_worker_fence(w); }
+inline void fence(ucp_worker_h w) {
+    drive d(w);
+    ucp_worker_fence(w);
+}
 inline void fence() { fence(worker()); }
+
+// ---- the progress thread's side ------------------------------------------------------------
+// Serves the main worker until `stop` is set and stop_serving() is called: progresses while there
+// is work (spinning `spin_ns` more after the last event, 0 on a node without a spare core), then
+// arms the worker's wakeup fd and sleeps in poll() until UCX has something for it: a message that
+// arrives while the PE computes wakes it at once. While the PE drives the worker itself (it waits
+// in the library: its progress() calls are counted), the thread stays out of its way, parked, and
+// takes over once the PE has not progressed for `handoff_ns`: otherwise every message of a
+// communication loop would wake a thread that has nothing to do but preempt the PE (the PE's core
+// is usually the only one it can run on). Requires share_main_worker().
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns);
+void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
+// From now on a progress thread shares the main worker: calls into it take its lock. (The context
+// always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
+// path, since only armed interfaces make senders signal.)
+void share_main_worker();
 
 // The callback for fire-and-forget requests (nbi operations): completion is observed through
 // endpoint or worker flush, so the callback only records an error and frees the request.

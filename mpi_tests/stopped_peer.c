@@ -1,0 +1,76 @@
+/* stopped_peer: a target that stops answering must not hang its initiator silently.
+ *
+ * Usage: stopped_peer MODE   (2 PEs; run with USHMEM_WAIT_TIMEOUT set and UCX_TLS=tcp,self, where
+ *                             the target itself, or its progress thread, must answer every
+ *                             operation: a stopped process answers nothing)
+ *
+ * The last PE tells PE 0 it is about to stop, then stops itself with SIGSTOP (all its threads,
+ * the progress thread included). PE 0 repeats MODE's operation against it until one of them can
+ * no longer complete; USHMEM_WAIT_TIMEOUT must then end the job with a message that names the
+ * stopped PE (checked by expect_error.sh). Modes:
+ *   quiet     shmem_putmem + shmem_quiet
+ *   pe_quiet  shmem_putmem_nbi + shmem_pe_quiet
+ *   get       blocking shmem_getmem
+ *   fadd      shmem_long_atomic_fetch_add
+ *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
+ * If the loop ends (the operations kept completing), PE 0 says so and exits 0, which the test
+ * reports as a failure. */
+#include "common.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+static long flag = 0;
+static long data[16];
+
+int main(int argc, char **argv) {
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence");
+    const char *mode = argv[1];
+    shmem_init();
+    const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
+    CHECK(shmem_n_pes() >= 2, "needs at least 2 PEs");
+    shmem_barrier_all();
+    if (me == target) {
+        shmem_long_p(&flag, 1, 0);
+        shmem_quiet();
+        raise(SIGSTOP);
+        /* Only a SIGCONT (never sent by the test) gets here. */
+        shmem_finalize();
+        return 0;
+    }
+    if (me == 0) {
+        shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
+        long v = 0;
+        int known = 1;
+        for (long i = 0; i < 100000000L; ++i) {
+            if (!strcmp(mode, "quiet")) {
+                shmem_putmem(data, &i, sizeof i, target);
+                shmem_quiet();
+            } else if (!strcmp(mode, "pe_quiet")) {
+                shmem_putmem_nbi(data, &i, sizeof i, target);
+                shmem_pe_quiet(&target, 1);
+            } else if (!strcmp(mode, "get")) {
+                shmem_getmem(&v, data, sizeof v, target);
+            } else if (!strcmp(mode, "fadd")) {
+                v += shmem_long_atomic_fetch_add(&data[1], 1, target);
+            } else if (!strcmp(mode, "fence")) {
+                shmem_putmem(data, &i, sizeof i, target);
+                shmem_fence();
+                shmem_putmem(data + 1, &i, sizeof i, target);
+                shmem_quiet();
+            } else {
+                known = 0;
+                break;
+            }
+        }
+        CHECK(known, "unknown mode");
+        printf("[PE 0] stopped_peer %s: every operation completed against a stopped PE (%ld); "
+               "expected USHMEM_WAIT_TIMEOUT to end the job\n", mode, v);
+        fflush(stdout);
+        return 0;
+    }
+    /* Other PEs (more than 2): wait for the job to be ended. */
+    shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 2);
+    shmem_finalize();
+    return 0;
+}
