@@ -3,6 +3,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/info.hpp"
+#include "core/preflight.hpp"
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
@@ -460,6 +461,9 @@ int init(const char *routine, const void *comm, int requested) {
         g_spin_before_yield = (hw && unsigned(job.local_size) > hw) ? 0 : 256;
     }
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
+    // Before anything is created: the same layout settings everywhere, and a heap that fits.
+    check_settings_alike(routine);
+    check_heap_fits(routine);
     if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
     stats::start(rt.npes, rt.cfg.stats);
     if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
