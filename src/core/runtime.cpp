@@ -465,7 +465,7 @@ int init(const char *routine, const void *comm, int requested) {
     check_settings_alike(routine);
     check_heap_fits(routine);
     if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
-    stats::start(rt.npes, rt.cfg.stats);
+    stats::start(rt.npes, rt.cfg.stats, rt.cfg.debug);
     if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
     rt.progress_thread = needs_progress_thread();
