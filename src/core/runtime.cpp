@@ -30,7 +30,11 @@ runtime rt;
 
 namespace {
 constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core keeps its own name
-constexpr std::size_t runtime_area = 4096;  // symmetric bytes the runtime keeps for itself
+// Symmetric bytes the runtime keeps for itself: the dissemination barrier's counters (8 bytes per
+// round from the start), the heap check's words (heap_check_word), the finalize mark (the last 8).
+constexpr std::size_t runtime_area = 4096;
+static_assert(heap_check_word >= 32 && (heap_check_word + 4) * 8 <= runtime_area - 8,
+              "the heap check's words lie after the 32 barrier rounds and before the finalize mark");
 
 // ---- progress thread -----------------------------------------------------------------------
 // Only started when a selected transport emulates RMA in software (the target must run UCX
@@ -489,6 +493,7 @@ int init(const char *routine, const void *comm, int requested) {
     std::memset(rt.barrier_flags, 0, runtime_area);
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
+    heap_calls_start();
 
     report_page_size();
     rt.state = lib_state::running;
