@@ -1829,6 +1829,7 @@ void pshmemx_init_comm(const void *mpi_comm);
 int pshmemx_pe_is_direct(int pe);
 size_t pshmemx_heap_page_size(void);
 size_t pshmemx_info(int json, int header, char *buf, size_t len);
+size_t pshmemx_last_error(char *buf, size_t len);
 int pshmemx_ctx_pe_test(shmem_ctx_t ctx, const int *target_pes, size_t npes, int *pending_pe);
 void pshmemx_ctx_pe_replies(shmem_ctx_t ctx, int pe, uint64_t *issued, uint64_t *completed);
 void pshmemx_coll_timeout_begin(double seconds);

@@ -26,6 +26,14 @@ size_t shmemx_heap_page_size(void);
  * with a larger buffer when it is >= len). Opens an endpoint to every PE; not collective. */
 size_t shmemx_info(int json, int header, char *buf, size_t len);
 
+/* The message of the last error that a routine called by this thread reported without ending the
+ * job ("shmem_malloc (PE 0 of 4): cannot allocate ..."): an allocation that returned NULL, a team
+ * split that returned nonzero (on every PE of the parent team, also those that did not print it).
+ * Writes at most `len` bytes including the terminating NUL into `buf` and returns the length of the
+ * whole message, 0 when no routine of this thread reported one. The C++ API puts it into its
+ * exceptions. */
+size_t shmemx_last_error(char *buf, size_t len);
+
 #define SHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
 
 /* Non-blocking shmem_ctx_pe_quiet. Returns 1 when every operation issued on `ctx` to the PEs

@@ -1,4 +1,5 @@
 # leftovers.sh: sourced by the scripts that end jobs abnormally (fault.sh's approach, shared).
+# Also command_np (at the end).
 #
 # job_leftovers PIDS JOB SHM_BEFORE [HP_BEFORE]: prints what a finished job left behind, nothing
 # if nothing: System V shared-memory segments created or last attached by one of PIDS (ipcs -m -p),
@@ -24,4 +25,14 @@ job_leftovers() {
         sleep 0.1 # waiting for the kernel, not for the job (which has ended)
     done
     echo "$leak"
+}
+
+# command_np ARGS...: the N of "-np N" (or "-n N") in a launch command, 0 when there is none.
+command_np() {
+    local np=0 prev="" a
+    for a in "$@"; do
+        if [ "$prev" = "-np" ] || [ "$prev" = "-n" ]; then np=$a; fi
+        prev=$a
+    done
+    echo "$np"
 }

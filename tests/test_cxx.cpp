@@ -68,6 +68,18 @@ TEST(CxxErrors, CodesAndMessages) {
     EXPECT_NE(std::string(a.what()).find("SHMEM_SYMMETRIC_SIZE"), std::string::npos);
     EXPECT_NE(std::string(a.what()).find("12345"), std::string::npos);
     EXPECT_STREQ(a.code().category().name(), "ushmem");
+    // The suggested heap size comes from the request (next power of two above it), not a constant.
+    EXPECT_NE(std::string(ushmem::bad_symmetric_alloc(std::size_t(1) << 40).what()).find("SHMEM_SYMMETRIC_SIZE=2T"),
+              std::string::npos);
+    EXPECT_NE(std::string(ushmem::bad_symmetric_alloc(100).what()).find("SHMEM_SYMMETRIC_SIZE=1M"), std::string::npos);
+    // With the PE and the library's account of the failure.
+    ushmem::bad_symmetric_alloc b(64, 3, "cannot allocate 64 bytes aligned to 1099511627776 bytes");
+    EXPECT_EQ(std::string(b.what()).rfind("ushmem: symmetric allocation of 64 bytes failed on PE 3: cannot allocate 64 "
+                                          "bytes aligned to 1099511627776 bytes",
+                                          0),
+              0u)
+        << b.what();
+    EXPECT_EQ(b.requested(), 64u);
 
     ushmem::timeout_error t(3, std::chrono::milliseconds(1500), "wait");
     EXPECT_EQ(t.pe(), 3);

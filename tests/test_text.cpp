@@ -105,3 +105,51 @@ TEST(EpLanes, BadIndexesAllocateNothing) {
     EXPECT_EQ(l.rma, "");
     EXPECT_EQ(l.am, "");
 }
+
+TEST(Meminfo, FieldsInBytesOrAsCounted) {
+    const char *mi =
+        "MemTotal:       24683620 kB\n"
+        "MemAvailable:   19454516 kB\n"
+        "SwapTotal:             0 kB\n"
+        "HugePages_Total:    2000\n"
+        "HugePages_Free:     1988\n"
+        "Hugepagesize:       2048 kB\n";
+    std::uint64_t v = 7;
+    EXPECT_TRUE(meminfo_value(mi, "MemAvailable", v));
+    EXPECT_EQ(v, 19454516ull << 10);
+    EXPECT_TRUE(meminfo_value(mi, "SwapTotal", v));
+    EXPECT_EQ(v, 0u);
+    EXPECT_TRUE(meminfo_value(mi, "HugePages_Free", v));
+    EXPECT_EQ(v, 1988u);
+    EXPECT_TRUE(meminfo_value(mi, "Hugepagesize", v));
+    EXPECT_EQ(v, 2u << 20);
+    // A field is matched whole, not by its prefix ("HugePages_" is no field, "MemTotal" is not
+    // "Mem"); absent fields leave the value alone.
+    v = 7;
+    EXPECT_FALSE(meminfo_value(mi, "Mem", v));
+    EXPECT_FALSE(meminfo_value(mi, "HugePages_", v));
+    EXPECT_FALSE(meminfo_value(mi, "CommitLimit", v));
+    EXPECT_EQ(v, 7u);
+}
+
+TEST(Meminfo, RefusesMalformed) {
+    std::uint64_t v = 7;
+    for (const char *bad : {"MemAvailable: 12x kB\n", "MemAvailable: kB\n", "MemAvailable: 12 MB\n",
+                            "MemAvailable: 12 kB extra\n", "MemAvailable: -12 kB\n",
+                            "MemAvailable: 99999999999999999999 kB\n", "MemAvailable: 18014398509481984 kB\n",
+                            "MemAvailable 12 kB\n", ""})
+        EXPECT_FALSE(meminfo_value(bad, "MemAvailable", v)) << "'" << bad << "'";
+    EXPECT_EQ(v, 7u);
+}
+
+TEST(ProcNumber, OneDecimal) {
+    std::uint64_t v = 7;
+    EXPECT_TRUE(parse_proc_number("18446744073692774399\n", v));
+    EXPECT_EQ(v, 18446744073692774399ull);
+    EXPECT_TRUE(parse_proc_number(" 0 \n", v));
+    EXPECT_EQ(v, 0u);
+    v = 7;
+    for (const char *bad : {"", "\n", "12 13\n", "12\n3", "-1\n", "0x10\n", "18446744073709551616\n", "1.5"})
+        EXPECT_FALSE(parse_proc_number(bad, v)) << "'" << bad << "'";
+    EXPECT_EQ(v, 7u);
+}

@@ -50,14 +50,37 @@ public:
     error(errc e, const std::string &what) : std::system_error(make_error_code(e), what) {}
 };
 
+namespace detail {
+// A SHMEM_SYMMETRIC_SIZE value that holds `bytes` more: the next power of two above it, at least
+// 1M, with the largest suffix that divides it ("2T" for a 1 TiB request).
+inline std::string heap_size_for(std::size_t bytes) {
+    std::size_t v = std::size_t(1) << 20;
+    while (v <= bytes && v < (std::size_t(1) << 62)) v <<= 1;
+    if (v >= (std::size_t(1) << 40)) return std::to_string(v >> 40) + "T";
+    if (v >= (std::size_t(1) << 30)) return std::to_string(v >> 30) + "G";
+    return std::to_string(v >> 20) + "M";
+}
+} // namespace detail
+
 // shmem_malloc returned NULL. Raise the heap with SHMEM_SYMMETRIC_SIZE.
 class bad_symmetric_alloc : public error {
 public:
+    // The size asked for, and a SHMEM_SYMMETRIC_SIZE derived from it.
     explicit bad_symmetric_alloc(std::size_t requested)
         : error(errc::bad_symmetric_alloc,
                 "ushmem: symmetric allocation of " + std::to_string(requested) +
                     " bytes failed; raise the heap with SHMEM_SYMMETRIC_SIZE (e.g. "
-                    "SHMEM_SYMMETRIC_SIZE=1G)"),
+                    "SHMEM_SYMMETRIC_SIZE=" + detail::heap_size_for(requested) + " or more)"),
+          requested_(requested) {}
+    // The same on PE `pe`, with the library's own account of the failure (shmemx_last_error: the
+    // free and largest blocks, or the alignment, and a size derived from the heap and the request).
+    bad_symmetric_alloc(std::size_t requested, int pe, const std::string &reason)
+        : error(errc::bad_symmetric_alloc,
+                "ushmem: symmetric allocation of " + std::to_string(requested) + " bytes failed on PE " +
+                    std::to_string(pe) +
+                    (reason.empty() ? "; raise the heap with SHMEM_SYMMETRIC_SIZE (e.g. SHMEM_SYMMETRIC_SIZE=" +
+                                          detail::heap_size_for(requested) + " or more)"
+                                    : ": " + reason)),
           requested_(requested) {}
     std::size_t requested() const noexcept { return requested_; }
 

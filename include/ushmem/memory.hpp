@@ -47,6 +47,24 @@ inline int npes() {
 [[noreturn, gnu::noinline, gnu::cold]] inline void throw_invalid(const std::string &msg) {
     throw invalid_argument("ushmem: " + msg);
 }
+// The library's message for the last failure it reported on this thread (shmemx_last_error),
+// without the routine and PE it starts with ("shmem_malloc (PE 0 of 2): ").
+inline std::string last_error() {
+    char buf[1024];
+    const std::size_t n = shmemx_last_error(buf, sizeof buf);
+    std::string s(buf, n < sizeof buf ? n : sizeof buf - 1);
+    const std::size_t colon = s.find("): ");
+    if (colon != std::string::npos) s.erase(0, colon + 3);
+    // What the C routine returns is the exception's business.
+    const std::size_t ret = s.rfind("; returning ");
+    if (ret != std::string::npos) s.erase(ret);
+    return s;
+}
+inline std::string hex(const void *p) {
+    char buf[2 + 2 * sizeof(void *) + 1];
+    std::snprintf(buf, sizeof buf, "%#zx", std::size_t(reinterpret_cast<std::uintptr_t>(p)));
+    return buf;
+}
 // [p, p+bytes) is symmetric and reachable on `pe`; p aligned for an element of `align` bytes.
 // Returns an empty string when valid, else the reason.
 inline std::string why_invalid(const void *p, std::size_t bytes, std::size_t align, int pe) {
@@ -54,8 +72,7 @@ inline std::string why_invalid(const void *p, std::size_t bytes, std::size_t ali
         return "PE " + std::to_string(pe) + " is out of range [0, " + std::to_string(npes()) + ")";
     if (p == nullptr) return "null address";
     if (align > 1 && reinterpret_cast<std::uintptr_t>(p) % align != 0)
-        return "address " + std::to_string(reinterpret_cast<std::uintptr_t>(p)) +
-               " is not aligned to " + std::to_string(align) + " bytes";
+        return "address " + hex(p) + " is not aligned to " + std::to_string(align) + " bytes";
     if (!shmem_addr_accessible(p, pe) ||
         (bytes > 1 && !shmem_addr_accessible(static_cast<const char *>(p) + bytes - 1, pe)))
         return "address range of " + std::to_string(bytes) +
@@ -340,7 +357,7 @@ public:
         std::size_t bytes = n * sizeof(T);
         void *p = alignof(T) > 16 ? shmem_align(alignof(T), bytes ? bytes : 1)
                                   : shmem_malloc(bytes ? bytes : 1);
-        if (p == nullptr) throw bad_symmetric_alloc(bytes);
+        if (p == nullptr) throw bad_symmetric_alloc(bytes, shmem_my_pe(), detail::last_error());
         p_ = static_cast<T *>(p);
     }
     symmetric(const symmetric &) = delete;

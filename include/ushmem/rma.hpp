@@ -574,16 +574,41 @@ template <class T> inline bool test(T &ivar, cmp c, std::type_identity_t<T> valu
     static_assert(p2p_type<T>, "ushmem: test is not supported for this type");
     return shmem_test(&ivar, int(c), value) != 0;
 }
+namespace detail {
+inline const char *cmp_text(cmp c) {
+    switch (c) {
+    case cmp::eq: return "==";
+    case cmp::ne: return "!=";
+    case cmp::gt: return ">";
+    case cmp::ge: return ">=";
+    case cmp::lt: return "<";
+    case cmp::le: return "<=";
+    }
+    return "?";
+}
+// What a bounded wait_until waited for, what it saw, and what usually keeps it waiting.
+template <class T> std::string wait_until_failure(const T &ivar, cmp c, T value) {
+    const T seen = __atomic_load_n(&ivar, __ATOMIC_ACQUIRE);
+    return "ushmem: wait_until: the variable at " + hex(&ivar) + " still holds " + std::to_string(+seen) +
+           ", not yet " + cmp_text(c) + " " + std::to_string(+value) +
+           ", at the deadline. Usually no PE has written it (a put or atomic to another address or "
+           "PE, or one not made yet), or its writer has not completed the put (the writing PE has "
+           "not called shmem_quiet/barrier, or is still computing while the transport needs it to "
+           "make progress)";
+}
+} // namespace detail
+
 // Bounded: polls shmem_test (which progresses the transport); throws timeout_error naming this
-// PE and the time waited.
+// PE, the time waited, the condition, the value last seen and the usual causes.
 template <class T> inline void wait_until(T &ivar, cmp c, std::type_identity_t<T> value, wait_limit limit) {
     static_assert(p2p_type<T>, "ushmem: wait_until is not supported for this type");
     if (!limit.bounded()) return wait_until(ivar, c, value);
     detail::poll_until(detail::clock::now(), limit.duration(),
                        [&] { return shmem_test(&ivar, int(c), value) != 0; },
-                       [](std::chrono::nanoseconds elapsed) {
-                           throw timeout_error(shmem_my_pe(), elapsed,
-                                               "ushmem: wait_until: condition not met before the deadline");
+                       [&](std::chrono::nanoseconds elapsed) {
+                           // (A last look: the condition may have come true meanwhile.)
+                           if (shmem_test(&ivar, int(c), value) != 0) return;
+                           throw timeout_error(shmem_my_pe(), elapsed, detail::wait_until_failure<T>(ivar, c, value));
                        });
 }
 // The same on element i of a symmetric array.

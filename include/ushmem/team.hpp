@@ -51,9 +51,17 @@ public:
     team split_strided(int start, int stride, int size, wait_limit limit = {}) const {
         before_split("team split_strided", limit);
         shmem_team_t t = SHMEM_TEAM_INVALID;
-        if (shmem_team_split_strided(h_, start, stride, size, nullptr, 0, &t) != 0)
-            throw transport_error("ushmem: team split_strided(" + std::to_string(start) + ", " +
-                                  std::to_string(stride) + ", " + std::to_string(size) + ") failed");
+        if (shmem_team_split_strided(h_, start, stride, size, nullptr, 0, &t) != 0) {
+            // The library's reason (every PE of this team keeps it): an invalid triplet, for which
+            // every PE throws invalid_argument, or no free team slot (transport_error).
+            const std::string what = "ushmem: team split_strided(" + std::to_string(start) + ", " +
+                                     std::to_string(stride) + ", " + std::to_string(size) + ") failed: " +
+                                     detail::last_error();
+            const long long last = (long long)start + (long long)stride * (size - 1), n = n_pes();
+            if (size <= 0 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1))
+                throw invalid_argument(what);
+            throw transport_error(what);
+        }
         return team(t, true);
     }
     // Collective over this team: split into a 2D grid of `xrange` columns. Every member gets an
@@ -61,8 +69,12 @@ public:
     std::pair<team, team> split_2d(int xrange, wait_limit limit = {}) const {
         before_split("team split_2d", limit);
         shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
-        if (shmem_team_split_2d(h_, xrange, nullptr, 0, &x, nullptr, 0, &y) != 0)
-            throw transport_error("ushmem: team split_2d(" + std::to_string(xrange) + ") failed");
+        if (shmem_team_split_2d(h_, xrange, nullptr, 0, &x, nullptr, 0, &y) != 0) {
+            const std::string what =
+                "ushmem: team split_2d(" + std::to_string(xrange) + ") failed: " + detail::last_error();
+            if (xrange <= 0) throw invalid_argument(what);
+            throw transport_error(what);
+        }
         return {team(x, true), team(y, true)};
     }
     // shmem_team_sync. Bounded: timeout_error naming this PE; the team's collective state is then
@@ -147,7 +159,9 @@ inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std
     detail::check_fits<T>(dest.size(), src.size(), "broadcast");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "broadcast dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "broadcast source");
-    if (unsigned(root) >= unsigned(t.n_pes())) detail::throw_invalid("broadcast: bad root");
+    if (unsigned(root) >= unsigned(t.n_pes()))
+        detail::throw_invalid("broadcast: root " + std::to_string(root) + " is not a PE of the team (0 to " +
+                              std::to_string(t.n_pes() - 1) + ")");
     detail::run_coll(t.handle(), "broadcast", limit, [&] {
         return shmem_broadcastmem(t.handle(), dest.data(), src.data(), src.size_bytes(), root);
     });

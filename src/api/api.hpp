@@ -58,6 +58,14 @@ USHMEM_HOT std::size_t bytes_of(const char *routine, std::size_t nelems, std::si
     return nelems * elem;
 }
 
+// The local buffer of a transfer of n > 0 bytes is NULL (the remote one is checked by its
+// symmetry): the job ends with a message naming the routine and the count. Every transfer checks
+// it; on the put/get fast path that is one test and a branch never taken (fast_direct).
+[[noreturn, gnu::cold]] void fail_null_local(const char *r, const char *what, std::size_t n, int pe);
+USHMEM_HOT void check_local(const char *r, const char *what, const void *p, std::size_t n, int pe) {
+    if (USHMEM_UNLIKELY(p == nullptr && n != 0)) fail_null_local(r, what, n, pe);
+}
+
 // Full paths: every check, statistics, resolution of a new peer, UCX. Out of line, reached by a
 // tail call from the fast paths below.
 [[gnu::noinline]] void put_full(const char *r, core::context &c, void *d, const void *s,
@@ -65,13 +73,16 @@ USHMEM_HOT std::size_t bytes_of(const char *routine, std::size_t nelems, std::si
 [[gnu::noinline]] void get_full(const char *r, core::context &c, void *d, const void *s,
                                 std::size_t nelems, std::size_t elem, int pe, bool nbi);
 
-// The fast path's conditions: the library running, statistics off (pe_limit is then the number
-// of PEs, see stats.hpp) with the PE in range, a non-zero size that does not overflow, and a
-// direct route: the remote address, else nullptr. Nothing in it calls, so put and get below
-// compile to leaf code ending in a jump (to memcpy, or to the full path).
-USHMEM_HOT char *fast_direct(const void *remote, std::size_t nelems, std::size_t elem, int pe,
-                             std::size_t &n) {
+// The fast path's conditions: the library running, statistics and SHMEM_DEBUG off (pe_limit is
+// then the number of PEs, see stats.hpp) with the PE in range, a non-zero size that does not
+// overflow, a local buffer that is not NULL (the full path says so; one test and a branch that is
+// never taken, for p and g none: their local buffer is a variable), and a direct route: the
+// remote address, else nullptr. Nothing in it calls, so put and get below compile to leaf code
+// ending in a jump (to memcpy, or to the full path).
+USHMEM_HOT char *fast_direct(const void *remote, const void *local, std::size_t nelems, std::size_t elem,
+                             int pe, std::size_t &n) {
     if (USHMEM_UNLIKELY(rt.state != core::lib_state::running)) return nullptr;
+    if (USHMEM_UNLIKELY(local == nullptr)) return nullptr;
     if (USHMEM_UNLIKELY(unsigned(pe) >= core::stats::pe_limit)) return nullptr;
     if (USHMEM_UNLIKELY(nelems == 0 || nelems > SIZE_MAX / elem)) return nullptr;
     n = nelems * elem;
@@ -81,7 +92,7 @@ USHMEM_HOT char *fast_direct(const void *remote, std::size_t nelems, std::size_t
 USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     std::size_t n;
-    if (char *to = fast_direct(d, nelems, elem, pe, n)) {
+    if (char *to = fast_direct(d, s, nelems, elem, pe, n)) {
         c.note_direct();
         core::direct_copy(to, s, n);
         return;
@@ -92,7 +103,7 @@ USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std
 USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
                 std::size_t elem, int pe, bool nbi) {
     std::size_t n;
-    if (const char *from = fast_direct(s, nelems, elem, pe, n)) {
+    if (const char *from = fast_direct(s, d, nelems, elem, pe, n)) {
         core::direct_copy(d, from, n);
         return;
     }
@@ -101,7 +112,7 @@ USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std
 
 template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v, int pe) {
     std::size_t n;
-    if (char *to = fast_direct(d, 1, sizeof(T), pe, n)) {
+    if (char *to = fast_direct(d, &v, 1, sizeof(T), pe, n)) {
         c.note_direct();
         __builtin_memcpy(to, &v, sizeof(T));
         return;
@@ -112,7 +123,7 @@ template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v,
 template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, int pe) {
     std::size_t n;
     T v;
-    if (const char *from = fast_direct(s, 1, sizeof(T), pe, n)) {
+    if (const char *from = fast_direct(s, &v, 1, sizeof(T), pe, n)) {
         __builtin_memcpy(&v, from, sizeof(T));
         return v;
     }
@@ -124,7 +135,8 @@ inline void iput(const char *r, core::context &c, void *d, const void *s, std::p
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     core::check_running(r);
     core::stats::check_pe_and_count(r, pe, core::stats::k_put_strided, bsize * nblocks * elem);
-    bytes_of(r, bsize, elem);
+    const std::size_t block = bytes_of(r, bsize, elem);
+    check_local(r, "source", s, nblocks ? block : 0, pe);
     core::put_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
 }
 
@@ -132,7 +144,8 @@ inline void iget(const char *r, core::context &c, void *d, const void *s, std::p
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     core::check_running(r);
     core::stats::check_pe_and_count(r, pe, core::stats::k_get_strided, bsize * nblocks * elem);
-    bytes_of(r, bsize, elem);
+    const std::size_t block = bytes_of(r, bsize, elem);
+    check_local(r, "destination", d, nblocks ? block : 0, pe);
     core::get_strided(r, c, d, s, dst, sst, bsize, nblocks, elem, pe);
 }
 

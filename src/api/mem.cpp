@@ -25,8 +25,7 @@ USHMEM_DEF(void *, shmem_calloc, (size_t count, size_t size)) {
     if (count > SIZE_MAX / size) {
         // Too large for any heap: the same answer as an allocation that does not fit.
         core::error(r, "count %zu x size %zu overflows size_t; returning NULL", count, size);
-        core::barrier_all(r, true);
-        return nullptr;
+        return core::sym_alloc_refused(r, SIZE_MAX, core::heap_allocator::default_alignment);
     }
     std::size_t bytes = count * size;
     void *p = core::sym_alloc(r, bytes, core::heap_allocator::default_alignment);
@@ -40,8 +39,7 @@ USHMEM_DEF(void *, shmem_align, (size_t alignment, size_t size)) {
     core::check_running("shmem_align");
     if (alignment == 0 || (alignment & (alignment - 1))) {
         core::error("shmem_align", "alignment %zu is not a power of two; returning NULL", alignment);
-        core::barrier_all("shmem_align", true);
-        return nullptr;
+        return core::sym_alloc_refused("shmem_align", size, alignment);
     }
     if (size == 0) return nullptr;
     return core::sym_alloc("shmem_align", size, alignment);

@@ -5,18 +5,47 @@ using namespace ushmem;
 using ushmem::api::rt;
 
 namespace ushmem::api {
+void fail_null_local(const char *r, const char *what, std::size_t n, int pe) {
+    core::fatal(r, "the local %s buffer is NULL with %zu bytes to transfer (target PE %d); pass a "
+                   "buffer of at least that many bytes (NULL is allowed only with a count of 0)",
+                what, n, pe);
+}
+
+namespace {
+
+// SHMEM_DEBUG: a put or get between two overlapping ranges of this PE's own memory (to or from
+// itself), whose copy has no defined result. `remote` is the symmetric address (here, local too).
+void check_self_overlap(const char *r, const void *remote, const void *local, std::size_t n, bool put) {
+    const auto a = reinterpret_cast<std::uintptr_t>(remote), b = reinterpret_cast<std::uintptr_t>(local);
+    if (a < b + n && b < a + n)
+        core::fatal(r, "%s [%p, %p) and %s [%p, %p) overlap (a %s to this PE itself, %zu bytes): "
+                       "an overlapping copy has no defined result; use separate buffers (or memmove "
+                       "for a local copy) (checked because SHMEM_DEBUG is set)",
+                    put ? "the source" : "the destination", local, static_cast<const char *>(local) + n,
+                    put ? "the destination" : "the source", remote, static_cast<const char *>(remote) + n,
+                    put ? "put" : "get", n);
+}
+} // namespace
+
 void put_full(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
               std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
     core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_put_nbi : core::stats::k_put, nelems * elem);
-    core::put(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+    const std::size_t n = bytes_of(r, nelems, elem);
+    check_local(r, "source", s, n, pe);
+    // (SHMEM_DEBUG sends every call here: stats.hpp, pe_limit.)
+    if (USHMEM_UNLIKELY(rt.cfg.debug) && pe == rt.me && n) check_self_overlap(r, d, s, n, true);
+    core::put(r, c, d, s, n, pe, nbi);
 }
 
 void get_full(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
               std::size_t elem, int pe, bool nbi) {
     core::check_running(r);
     core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_get_nbi : core::stats::k_get, nelems * elem);
-    core::get(r, c, d, s, bytes_of(r, nelems, elem), pe, nbi);
+    const std::size_t n = bytes_of(r, nelems, elem);
+    check_local(r, "destination", d, n, pe);
+    if (USHMEM_UNLIKELY(rt.cfg.debug) && pe == rt.me && n) check_self_overlap(r, s, d, n, false);
+    core::get(r, c, d, s, n, pe, nbi);
 }
 } // namespace ushmem::api
 

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 using namespace ushmem;
 using ushmem::api::rt;
@@ -121,13 +122,23 @@ USHMEM_DEF(size_t, shmemx_heap_page_size, (void)) {
     return rt.seg[core::seg_heap].page_size;
 }
 
-USHMEM_DEF(size_t, shmemx_info, (int json, int header, char *buf, size_t len)) {
-    core::check_running("shmemx_info");
-    std::string report = core::info_report("shmemx_info", json != 0, header != 0);
+namespace {
+// Copies `text` into buf (at most len bytes with the NUL) and returns its whole length.
+std::size_t copy_out(const std::string_view text, char *buf, std::size_t len) {
     if (buf && len) {
-        std::size_t n = report.size() < len ? report.size() : len - 1;
-        std::memcpy(buf, report.data(), n);
+        std::size_t n = text.size() < len ? text.size() : len - 1;
+        std::memcpy(buf, text.data(), n);
         buf[n] = '\0';
     }
-    return report.size();
+    return text.size();
 }
+} // namespace
+
+USHMEM_DEF(size_t, shmemx_info, (int json, int header, char *buf, size_t len)) {
+    core::check_running("shmemx_info");
+    return copy_out(core::info_report("shmemx_info", json != 0, header != 0), buf, len);
+}
+
+// Not checked for a running library: the last error may be one of shmem_init's or a routine's
+// called after shmem_finalize.
+USHMEM_DEF(size_t, shmemx_last_error, (char *buf, size_t len)) { return copy_out(core::last_error(), buf, len); }

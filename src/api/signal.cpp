@@ -12,7 +12,9 @@ inline void do_put_signal(const char *r, core::context &c, void *d, const void *
     core::check_running(r);
     pe = api::ctx_pe(r, c, pe); // team contexts take team-relative PEs
     core::stats::check_pe_and_count(r, pe, core::stats::k_put_signal, nelems * elem);
-    core::put_signal(r, c, d, s, api::bytes_of(r, nelems, elem), sig, signal, op, pe, nbi);
+    const std::size_t n = api::bytes_of(r, nelems, elem);
+    api::check_local(r, "source", s, n, pe);
+    core::put_signal(r, c, d, s, n, sig, signal, op, pe, nbi);
 }
 } // namespace
 

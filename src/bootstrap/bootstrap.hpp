@@ -35,6 +35,8 @@ void allgather(const void *mine, std::size_t len, void *all);
 bool all_true(bool mine);
 std::uint64_t min_u64(std::uint64_t mine);
 std::uint64_t max_u64(std::uint64_t mine);
+// Element-wise MIN over ranks of `n` words, in place (a max: the MIN of the complements).
+void min_u64s(std::uint64_t *words, std::size_t n);
 
 // A barrier that keeps calling `progress` while it waits, so that a peer which needs our
 // transport to make progress (e.g. to close an endpoint) is never stuck behind MPI.

@@ -105,6 +105,10 @@ std::uint64_t max_u64(std::uint64_t mine) {
     return mine;
 }
 
+void min_u64s(std::uint64_t *words, std::size_t n) {
+    MPI_Allreduce(MPI_IN_PLACE, words, int(n), MPI_UINT64_T, MPI_MIN, g_comm);
+}
+
 void barrier_with_progress(void (*progress)(void *), void *arg) {
     MPI_Request req;
     MPI_Ibarrier(g_comm, &req);

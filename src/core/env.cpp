@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <climits>
 #include <cstdint>
 #include <cmath>
@@ -214,6 +216,28 @@ std::string format_bytes(std::size_t b) {
     else if (b >= (1ULL << 10) && b % (1ULL << 10) == 0) std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
     else std::snprintf(buf, sizeof buf, "%zu bytes", b);
     return buf;
+}
+
+std::string format_bytes_approx(std::uint64_t b) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    long double v = static_cast<long double>(b);
+    while (v >= 1024 && u < 6) v /= 1024, ++u;
+    char buf[64];
+    if (u == 0) std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", b);
+    else std::snprintf(buf, sizeof buf, "%.1Lf %s", v, units[u]);
+    return buf;
+}
+
+std::string size_setting_for(std::uint64_t bytes) {
+    std::uint64_t v = std::uint64_t(1) << 20;
+    while (v < bytes && v < (std::uint64_t(1) << 62)) v <<= 1;
+    const char *suffix = "K";
+    std::uint64_t n = v >> 10;
+    if (v >= (std::uint64_t(1) << 40)) suffix = "T", n = v >> 40;
+    else if (v >= (std::uint64_t(1) << 30)) suffix = "G", n = v >> 30;
+    else if (v >= (std::uint64_t(1) << 20)) suffix = "M", n = v >> 20;
+    return std::to_string(n) + suffix;
 }
 
 } // namespace ushmem::core

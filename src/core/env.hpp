@@ -66,6 +66,11 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
 std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *) = nullptr);
 
 std::string format_bytes(std::size_t bytes);
+// With one decimal in the largest unit that fits: "18.6 GiB", "512 bytes" (machine figures).
+std::string format_bytes_approx(std::uint64_t bytes);
+// A value for a size variable that holds at least `bytes`: the next power of two with the largest
+// exact suffix, "2T", "512M", "64K" (at least 1M). Remedies suggest it.
+std::string size_setting_for(std::uint64_t bytes);
 
 // Levenshtein distance between two names (for "did you mean" suggestions).
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -4,9 +4,9 @@
 //       integer, seconds (decimal, 0 = off), choice (a word from the list in the description).
 // The settings struct, the parser, SHMEM_INFO's listing and the docs table all come from here.
 USHMEM_ENV(symmetric_size, "SHMEM_SYMMETRIC_SIZE", size, "256M",
-           "Bytes of symmetric heap per PE (K/M/G/T suffixes). Backed by 2 MiB huge pages when the pool has them.")
+           "Bytes of symmetric heap per PE (K/M/G/T suffixes). Backed by 2 MiB huge pages when the pool has them. The same on every PE (checked at init, as is that the machine can hold it).")
 USHMEM_ENV(debug, "SHMEM_DEBUG", boolean, "0",
-           "Enable costly argument checks (e.g. overlapping buffers; the same arguments on every PE of a symmetric allocation or collective) and debug messages. Set it alike on every PE.")
+           "Enable costly argument checks (e.g. overlapping buffers, also in a put or get to the PE itself; the same arguments on every PE of a symmetric allocation, collective or team split) and debug messages. The same on every PE (checked at init).")
 USHMEM_ENV(info, "SHMEM_INFO", boolean, "0",
            "Print every setting with its value, the heap backing and the transports at init (PE 0).")
 USHMEM_ENV(version, "SHMEM_VERSION", boolean, "0", "Print the library version at init (PE 0).")

@@ -8,17 +8,33 @@
 
 namespace ushmem::core {
 namespace {
-void vreport(const char *routine, const char *fmt, va_list ap) {
-    char msg[2048];
+thread_local char t_last[4096];
+
+// "<routine> (PE <me> of <n>): <message>" into t_last.
+void vrecord(const char *routine, const char *fmt, va_list ap) {
+    char msg[4000];
     std::vsnprintf(msg, sizeof msg, fmt, ap);
+    if (rt.me >= 0) std::snprintf(t_last, sizeof t_last, "%s (PE %d of %d): %s", routine, rt.me, rt.npes, msg);
+    else std::snprintf(t_last, sizeof t_last, "%s (PE ? of ?): %s", routine, msg);
+}
+
+void vreport(const char *routine, const char *fmt, va_list ap) {
+    vrecord(routine, fmt, ap);
     // One write per message, so that lines from different PEs do not interleave.
-    if (rt.me >= 0)
-        std::fprintf(stderr, "ushmem: %s (PE %d of %d): %s\n", routine, rt.me, rt.npes, msg);
-    else
-        std::fprintf(stderr, "ushmem: %s (PE ? of ?): %s\n", routine, msg);
+    std::fprintf(stderr, "ushmem: %s\n", t_last);
     std::fflush(stderr);
 }
 } // namespace
+
+void error_if(bool print, const char *routine, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (print) vreport(routine, fmt, ap);
+    else vrecord(routine, fmt, ap);
+    va_end(ap);
+}
+
+const char *last_error() { return t_last; }
 
 void fatal(const char *routine, const char *fmt, ...) {
     va_list ap;

@@ -3,6 +3,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/info.hpp"
+#include "core/preflight.hpp"
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
@@ -29,7 +30,11 @@ runtime rt;
 
 namespace {
 constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core keeps its own name
-constexpr std::size_t runtime_area = 4096;  // symmetric bytes the runtime keeps for itself
+// Symmetric bytes the runtime keeps for itself: the dissemination barrier's counters (8 bytes per
+// round from the start), the heap check's words (heap_check_word), the finalize mark (the last 8).
+constexpr std::size_t runtime_area = 4096;
+static_assert(heap_check_word >= 32 && (heap_check_word + 4) * 8 <= runtime_area - 8,
+              "the heap check's words lie after the 32 barrier rounds and before the finalize mark");
 
 // ---- progress thread -----------------------------------------------------------------------
 // Only started when a selected transport emulates RMA in software (the target must run UCX
@@ -447,8 +452,11 @@ int init(const char *routine, const void *comm, int requested) {
         g_spin_before_yield = (hw && unsigned(job.local_size) > hw) ? 0 : 256;
     }
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
+    // Before anything is created: the same layout settings everywhere, and a heap that fits.
+    check_settings_alike(routine);
+    check_heap_fits(routine);
     if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
-    stats::start(rt.npes, rt.cfg.stats);
+    stats::start(rt.npes, rt.cfg.stats, rt.cfg.debug);
     if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
     rt.progress_thread = needs_progress_thread();
@@ -473,6 +481,7 @@ int init(const char *routine, const void *comm, int requested) {
     std::memset(rt.barrier_flags, 0, runtime_area);
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
+    heap_calls_start();
 
     report_page_size();
     rt.state = lib_state::running;

@@ -382,7 +382,15 @@ template <class Cond> inline void wait_for(const char *routine, const char *what
 }
 
 // Symmetric memory management (memory.cpp). Collective.
+// Words [heap_check_word, +4) of the runtime area (rt.barrier_flags points at its start): the
+// reduction by which every collective memory call checks that the PEs' heaps still match.
+constexpr std::size_t heap_check_word = 128;
+// At init, once the runtime's own blocks are allocated: the program's calls are counted from here.
+void heap_calls_start();
 void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment);
+// An allocation refused before the heap (bad alignment, overflowing count): the call's barrier,
+// counted and compared like an allocation that returned NULL. Returns nullptr.
+void *sym_alloc_refused(const char *routine, std::size_t size, std::size_t alignment);
 void sym_free(const char *routine, void *ptr);
 void *sym_realloc(const char *routine, void *ptr, std::size_t size);
 

@@ -1,6 +1,7 @@
 #include "core/segments.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/preflight.hpp"
 #include "core/team.hpp"
 #include "util/text.hpp"
 
@@ -102,8 +103,9 @@ void map_heap(const char *routine) {
     segment &h = rt.seg[seg_heap];
     if (rt.cfg.symmetric_size == 0)
         fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
-    // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for.
-    std::size_t size = round_up(rt.cfg.symmetric_size + team_pool_bytes(rt.cfg), huge_page);
+    // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for
+    // (check_heap_fits has made sure that the sum fits the machine).
+    std::size_t size = heap_request_of(rt.cfg).total;
 
     std::uintptr_t want = 0;
     const std::string &a = rt.cfg.heap_address;

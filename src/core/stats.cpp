@@ -30,9 +30,9 @@ std::atomic<std::uint64_t> g_time_ns[timer_count];
 std::atomic<std::uint64_t> g_time_calls[timer_count];
 } // namespace
 
-void start(int npes, bool on) {
+void start(int npes, bool on, bool checked) {
     enabled = on;
-    pe_limit = on ? 0u : unsigned(npes);
+    pe_limit = on || checked ? 0u : unsigned(npes);
     g_npes = npes;
     g_cells = std::vector<cell>(on ? std::size_t(npes) * kind_count : 0);
     for (int t = 0; t < timer_count; ++t) g_time_ns[t] = 0, g_time_calls[t] = 0;

@@ -23,11 +23,13 @@ enum kind : std::uint8_t {
 enum timer : std::uint8_t { t_quiet, t_wait, t_coll, timer_count };
 
 extern bool enabled;
-// The number of PEs with statistics off, 0 with them on (see above).
+// The number of PEs with statistics off, 0 with them on (see above) or under SHMEM_DEBUG.
 extern unsigned pe_limit;
 
 // Sizes the tables (init, after settings are read) and prints them (finalize, every PE).
-void start(int npes, bool on);
+// `checked`: every RMA and AMO call takes the cold path even with statistics off (pe_limit 0),
+// where SHMEM_DEBUG's checks of single calls run.
+void start(int npes, bool on, bool checked = false);
 void report(int me, int npes);
 
 // Out of line: only reached with statistics on.

@@ -2,6 +2,7 @@
 #include "core/team.hpp"
 
 #include "core/log.hpp"
+#include "core/team_check.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -126,13 +127,12 @@ bool agree_slots(const char *routine, team &parent, int k, int *slots, const boo
         }
         if (mine) g.token.store(false, std::memory_order_release);
         if (!contended) {
-            if (parent.me == 0)
-                error(routine,
-                      "cannot create the team%s: fewer than %d of the %d team slots (USHMEM_MAX_TEAMS, "
-                      "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included) are free on every PE of the "
-                      "parent team; destroy teams that are no longer needed with shmem_team_destroy, "
-                      "or raise USHMEM_MAX_TEAMS; returning nonzero and SHMEM_TEAM_INVALID",
-                      k > 1 ? "s" : "", k, g.l.nslots);
+            error_if(parent.me == 0, routine,
+                     "cannot create the team%s: fewer than %d of the %d team slots (USHMEM_MAX_TEAMS, "
+                     "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included) are free on every PE of the "
+                     "parent team; destroy teams that are no longer needed with shmem_team_destroy, "
+                     "or raise USHMEM_MAX_TEAMS; returning nonzero and SHMEM_TEAM_INVALID",
+                     k > 1 ? "s" : "", k, g.l.nslots);
             return false;
         }
         for (unsigned i = 0; i < (1u << std::min(attempt, 10u)); ++i) sched_yield();
@@ -252,18 +252,17 @@ void team_finalize() {
 int team_split_strided(const char *routine, team &parent, int start, int stride, int size,
                        int num_contexts, team **out) {
     *out = nullptr;
-    // Every parent PE passes the same triplet, so every one takes the same branch here.
-    long long last = (long long)start + (long long)stride * (size - 1);
-    bool ok = size > 0 && start >= 0 && start < parent.n && last >= 0 && last < parent.n &&
-              (stride != 0 || size == 1);
-    if (!ok) {
-        if (parent.me == 0)
-            error(routine,
-                  "invalid PE triplet (start %d, stride %d, size %d) for a parent team of %d PEs: "
-                  "start and start + stride * (size - 1) must be PE numbers of the parent team "
-                  "(0 to %d), size positive, and stride 0 only with size 1; returning nonzero and "
-                  "SHMEM_TEAM_INVALID",
-                  start, stride, size, parent.n, parent.n - 1);
+    if (rt.cfg.debug) check_split_args(routine, parent, split_kind::strided, start, stride, size);
+    // Every parent PE passes the same triplet, so every one takes the same branch here (and keeps
+    // the reason as its last error; PE 0 of the parent prints it).
+    const std::string bad = split_triplet_problem(parent.n, start, stride, size);
+    if (!bad.empty()) {
+        error_if(parent.me == 0, routine,
+                 "invalid PE triplet (start %d, stride %d, size %d) for a parent team of %d PEs: %s; "
+                 "start and start + stride * (size - 1) must be PE numbers of the parent team (0 to "
+                 "%d), size positive, and stride 0 only with size 1; returning nonzero and "
+                 "SHMEM_TEAM_INVALID",
+                 start, stride, size, parent.n, bad.c_str(), parent.n - 1);
         return 1;
     }
     std::vector<int> m(static_cast<std::size_t>(size));
@@ -289,10 +288,10 @@ int team_split_strided(const char *routine, team &parent, int start, int stride,
 int team_split_2d(const char *routine, team &parent, int xrange, int x_contexts, int y_contexts,
                   team **xout, team **yout) {
     *xout = *yout = nullptr;
+    if (rt.cfg.debug) check_split_args(routine, parent, split_kind::two_d, xrange);
     if (xrange <= 0) {
-        if (parent.me == 0)
-            error(routine, "xrange %d is invalid: it must be positive; returning nonzero and "
-                           "SHMEM_TEAM_INVALID", xrange);
+        error_if(parent.me == 0, routine, "xrange %d is invalid: it must be positive; returning nonzero and "
+                                          "SHMEM_TEAM_INVALID", xrange);
         return 1;
     }
     const int N = parent.n;

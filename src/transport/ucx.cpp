@@ -58,6 +58,14 @@ bool init(std::string &err) {
     // barrier over UCX_TLS=tcp at 4 PEs on 2 cores took ~4 ms instead of ~0.15 ms. A mutex puts
     // them to sleep instead. (SINGLE workers take no lock; the user's UCX_USE_MT_MUTEX wins.)
     if (!std::getenv("UCX_USE_MT_MUTEX")) ucp_config_modify(config, "USE_MT_MUTEX", "y");
+    // What ucp_mem_map(ALLOCATE) may fall back to when System V refuses a segment (the heap, the
+    // static data): UCX's default list goes on to its posix transport, which creates a file in
+    // /dev/shm and writes the whole size into it, 64 KiB at a time, to test that it fits: minutes
+    // for a large heap, all of it committed, and the file stays behind if the job is killed
+    // meanwhile (and when /dev/shm is smaller, it is filled before the allocation fails). Without
+    // it (and without md:*, which names posix too) UCX goes on to private huge pages, THP and
+    // anonymous memory instead, which leave nothing behind. The user's UCX_ALLOC_PRIO wins.
+    if (!std::getenv("UCX_ALLOC_PRIO")) ucp_config_modify(config, "ALLOC_PRIO", "md:sysv,huge,thp,mmap,heap");
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     // WAKEUP: the progress thread sleeps on the worker's event fd (serve()).

@@ -177,4 +177,41 @@ ep_lanes parse_ep_lanes(std::string_view text) {
     return r;
 }
 
+bool meminfo_value(std::string_view meminfo, std::string_view field, std::uint64_t &out) {
+    // "MemAvailable:   19454516 kB" / "HugePages_Free:     1988"
+    bool found = false;
+    for_each_line(meminfo, [&](std::string_view line) {
+        if (line.size() <= field.size() || line.substr(0, field.size()) != field || line[field.size()] != ':')
+            return true;
+        std::string_view rest = line.substr(field.size() + 1);
+        std::string_view number = next_token(rest), unit = next_token(rest);
+        std::uint64_t v;
+        if (number.find_first_not_of("0123456789") != std::string_view::npos ||
+            !leading_decimal(number, v) || !next_token(rest).empty())
+            return false;
+        if (unit == "kB") {
+            if (v > (UINT64_MAX >> 10)) return false;
+            v <<= 10;
+        } else if (!unit.empty()) {
+            return false;
+        }
+        out = v;
+        found = true;
+        return false;
+    });
+    return found;
+}
+
+bool parse_proc_number(std::string_view text, std::uint64_t &out) {
+    constexpr std::string_view blanks = " \t\n";
+    std::size_t b = text.find_first_not_of(blanks);
+    if (b == std::string_view::npos) return false;
+    std::string_view digits = text.substr(b, text.find_last_not_of(blanks) - b + 1);
+    if (digits.find_first_not_of("0123456789") != std::string_view::npos) return false;
+    std::uint64_t v;
+    if (!leading_decimal(digits, v)) return false;  // (refuses values above 64 bits)
+    out = v;
+    return true;
+}
+
 } // namespace ushmem::util

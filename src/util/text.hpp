@@ -42,4 +42,13 @@ struct ep_lanes {
 };
 ep_lanes parse_ep_lanes(std::string_view text);
 
+// /proc/meminfo: the value of `field` ("MemAvailable", "HugePages_Free", ...) in bytes when the
+// line carries a "kB" unit, as it stands otherwise (page counts). False when the field is absent
+// or its value malformed or too large for 64 bits.
+bool meminfo_value(std::string_view meminfo, std::string_view field, std::uint64_t &out);
+
+// A file of /proc/sys holding one unsigned decimal (kernel.shmmax, vm.overcommit_memory, ...),
+// blanks and a final newline allowed around it. False when malformed or above 64 bits.
+bool parse_proc_number(std::string_view text, std::uint64_t &out);
+
 } // namespace ushmem::util
