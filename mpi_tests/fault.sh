@@ -18,18 +18,13 @@
 #     kernel to reap the processes). The huge-page check is exact only when nothing else runs
 #     on the machine at the same time; ctest runs these tests with the "serial" label.
 set -u
-. "$(cd "$(dirname "$0")" && pwd)/leftovers.sh"  # job_leftovers, hp_free
+. "$(cd "$(dirname "$0")" && pwd)/leftovers.sh"  # job_leftovers, hp_free, command_np
 loops=${FAULT_LOOPS:-${1:?usage: fault.sh LOOPS -- COMMAND...}}
 shift
 [ "${1-}" = "--" ] && shift
 [ $# -gt 0 ] || { echo "fault.sh: no command given" >&2; exit 2; }
 
-np=0
-prev=""
-for a in "$@"; do
-    if [ "$prev" = "-np" ] || [ "$prev" = "-n" ]; then np=$a; fi
-    prev=$a
-done
+np=$(command_np "$@")
 [ "$np" -gt 0 ] || { echo "fault.sh: cannot find -np N in the command" >&2; exit 2; }
 
 out=$(mktemp)
