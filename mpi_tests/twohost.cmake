@@ -11,13 +11,18 @@ if(NOT USHMEM_TWOHOST_TESTS)
 endif()
 
 # RMA, ordering, atomics, signals, point-to-point synchronization, locks, contexts, teams,
-# collectives, MPI interoperability, and the randomized model-checked stress. Timeouts: under
-# 20 s each on a loaded 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
+# collectives, symmetric allocation, exit with and without finalize, the C++ API, MPI
+# interoperability, and the randomized model-checked stress. Timeouts: 3-35 s each on a loaded
+# 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
 ushmem_mpi_test(setup PROGRAM setup ARGS --config=@CONFIG@ NP 4 CONFIGS twohost LABELS twohost)
 foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2p lock ctx team
-             coll_data coll_reduce coll_sync)
+             coll_data coll_reduce coll_sync cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
+ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
+ushmem_mpi_test(exit_nofinalize PROGRAM exit_basic ARGS --no-finalize NP 4 CONFIGS twohost LABELS twohost)
 ushmem_mpi_test(mpi_interop ARGS world NP 4 CONFIGS twohost LABELS twohost)
 ushmem_stress_test(stress twohost 4 50000 twohost)
 
