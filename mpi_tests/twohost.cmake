@@ -24,6 +24,12 @@ ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4
 ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
 ushmem_mpi_test(exit_nofinalize PROGRAM exit_basic ARGS --no-finalize NP 4 CONFIGS twohost LABELS twohost)
 ushmem_mpi_test(mpi_interop ARGS world NP 4 CONFIGS twohost LABELS twohost)
+# Static data registered in place (reached through UCX emulation even on the host) beside a direct
+# heap and the other host's tcp: three routes in one job.
+foreach(prog amo signal)
+  ushmem_mpi_test(${prog}_static_ucx PROGRAM ${prog} NP 4 CONFIGS twohost ENV USHMEM_STATIC_DATA=0
+                  TIMEOUT 300 LABELS "twohost;atomics")
+endforeach()
 ushmem_stress_test(stress twohost 4 50000 twohost)
 
 # ushmem-info shows both kinds of routes (twohost_info.py checks every PE's rows against the
