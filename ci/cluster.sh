@@ -97,23 +97,26 @@ host_cpus() {
 start_time() { awk '{sub(/^.*\) /, ""); print $20}' "/proc/$1/stat" 2>/dev/null; }
 
 # ---- processes inside the cluster's namespaces ----
-# Network namespace inodes of the cluster (head and hosts).
+# The inode of a namespace file, only while it is one (a bind mount of nsfs): once unmounted, the
+# plain file under it must not stand for a namespace.
+ns_ino() {
+    local f
+    for f in "$@"; do
+        [ "$(stat -L -f -c %T "$f" 2>/dev/null)" = nsfs ] && stat -L -c %i "$f"
+    done
+}
+# The namespaces of the cluster: the head's network namespace, every host's three.
 ns_inodes() {
     local i
-    stat -L -c %i "/run/netns/$(ns_head)" 2>/dev/null
-    for ((i = 0; i < HOSTS; ++i)); do
-        stat -L -c %i "/run/netns/$(ns_host "$i")" 2>/dev/null
-        stat -L -c %i "$DIR/h$i.ipc" "$DIR/h$i.uts" 2>/dev/null
-    done
+    ns_ino "/run/netns/$(ns_head)"
+    for ((i = 0; i < HOSTS; ++i)); do host_inodes "$i"; done
 }
 # pids of processes in the given namespace inodes (any of net, ipc, uts): one stat for all.
 pids_in() {
     stat -L -c '%n %i' /proc/[0-9]*/ns/net /proc/[0-9]*/ns/ipc /proc/[0-9]*/ns/uts 2>/dev/null |
         awk -v want=" $* " 'index(want, " " $2 " ") {split($1, f, "/"); print f[3]}' | sort -un
 }
-host_inodes() {
-    stat -L -c %i "/run/netns/$(ns_host "$1")" "$DIR/h$1.ipc" "$DIR/h$1.uts" 2>/dev/null
-}
+host_inodes() { ns_ino "/run/netns/$(ns_host "$1")" "$DIR/h$1.ipc" "$DIR/h$1.uts"; }
 # SIGKILL every process in the namespaces until none is left (a process may fork meanwhile).
 kill_all_in() {
     local pids n
