@@ -6,7 +6,10 @@
  *           atomics     the others fetch_add and compare_swap on every PE
  *           wait        the others wait for a flag that only the victim would set
  *           collective  everyone loops on broadcast + barrier; the victim dies between two
- *   VICTIM  the PE that kills itself (default: the last one)
+ *   VICTIM  the PE that kills itself (default: the last one), or "none": no PE kills itself, and
+ *           every PE prints "fault: PE p running (PHASE)" after 200 iterations (wait: before it
+ *           waits), so that a script can kill processes from outside (fault_host.sh kills a
+ *           whole simulated host)
  *
  * Every PE prints "fault: PE p pid P job J" first (fault.sh uses them to find what the job left);
  * the victim prints "fault: PE v dies now" and raises SIGKILL after some iterations of the phase,
@@ -23,8 +26,8 @@ int main(int argc, char **argv) {
     const char *phase = argv[1];
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    int victim = argc > 2 ? atoi(argv[2]) : n - 1;
-    CHECK(victim >= 0 && victim < n, "victim %d out of range", victim);
+    int victim = argc < 3 ? n - 1 : strcmp(argv[2], "none") == 0 ? -1 : atoi(argv[2]);
+    CHECK(victim >= -1 && victim < n, "victim %d out of range", victim);
     long *buf = shmem_calloc(1024, sizeof(long));
     static long flag, bcast_src[64], bcast_dst[64];
     CHECK(buf, "shmem_calloc");
@@ -37,6 +40,13 @@ int main(int argc, char **argv) {
     long local[1024] = {0};
     double end = now_seconds() + 60;
     for (long it = 0; now_seconds() < end; ++it) {
+        /* (Fewer iterations without a victim: a killed host's PEs stop wherever they are, and
+         * over the network an iteration takes a thousand times longer than on the node. The wait
+         * phase has a single iteration: everyone waits.) */
+        if (victim < 0 && it == (strcmp(phase, "wait") == 0 ? 0 : 200)) {
+            printf("fault: PE %d running (%s)\n", me, phase);
+            fflush(stdout);
+        }
         if (me == victim && it == 2000) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts); /* fault.sh measures from here to the job's end */

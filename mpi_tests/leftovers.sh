@@ -1,6 +1,7 @@
 # leftovers.sh: sourced by the scripts that end jobs abnormally (fault.sh's approach, shared).
 # Also command_np (at the end).
 #
+# command_np COMMAND...: the number of processes an mpirun command line asks for.
 # job_leftovers PIDS JOB SHM_BEFORE [HP_BEFORE]: prints what a finished job left behind, nothing
 # if nothing: System V shared-memory segments created or last attached by one of PIDS (ipcs -m -p),
 # files of /dev/shm that were not in SHM_BEFORE (an `ls /dev/shm` taken before the run) and are
@@ -9,6 +10,15 @@
 # processes are gone once mpirun has returned, but the kernel may still be reaping them: it polls
 # for up to 10 s before reporting.
 hp_free() { awk '/^HugePages_Free:/ {print $2}' /proc/meminfo; }
+# command_np COMMAND...: the N of `-np N` (or `-n N`) in an mpirun command line, 0 if none.
+command_np() {
+    local np=0 prev="" a
+    for a in "$@"; do
+        if [ "$prev" = "-np" ] || [ "$prev" = "-n" ]; then np=$a; fi
+        prev=$a
+    done
+    echo "$np"
+}
 job_leftovers() {
     local pids=" $1 " job=${2:-none} shm_before=$3 hp_before=${4-} leak segs new_files hp_after w
     for ((w = 0; w < 100; ++w)); do

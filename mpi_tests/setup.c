@@ -8,12 +8,16 @@
  *   loads see the peer's data and stores reach it);
  *   a second shmem_finalize after the last one (ushmem makes it a no-op).
  *
- * Usage: setup [--config=default|tcp|nodirect]
+ * Usage: setup [--config=default|tcp|nodirect|twohost]
  * With ushmem, the config says what shmem_ptr/shmemx_pe_is_direct must report for peers on this
  * node: default -> direct load/store to every peer; nodirect (USHMEM_DIRECT=0) and tcp
- * (UCX_TLS=tcp,self) -> none, every transfer goes through UCX. This also proves that the
- * configurations of the other tests exercise the paths they are meant to. */
+ * (UCX_TLS=tcp,self) -> none, every transfer goes through UCX; twohost (a job across simulated
+ * hosts, ci/cluster.sh) -> exactly the peers whose host name is this PE's, and both kinds exist.
+ * This also proves that the configurations of the other tests exercise the paths they are meant
+ * to. */
 #include "common.h"
+
+#include <unistd.h> /* gethostname */
 #if TEST_WITH_USHMEM
 #include <shmemx.h>
 #endif
@@ -25,6 +29,8 @@ long data_obj[NVALS] = {1, 2, 3};
 long bss_obj[NVALS];
 /* Gathered on PE 0: how many PEs reported each PE number. */
 int pe_seen[1024];
+/* This PE's host name, which the others read (config twohost). */
+char host_name[256];
 
 static const char *config = "default";
 
@@ -126,12 +132,21 @@ static void check_ptr(long *heap) {
         heap[k] = 1000L * (me + 1) + k;
         bss_obj[k] = 2000L * (me + 1) + k;
     }
+    gethostname(host_name, sizeof host_name - 1);
     shmem_barrier_all();
     int direct_peers = 0;
     for (int pe = 0; pe < n; ++pe) {
         if (pe == me) continue;
         const long *ph = shmem_ptr(heap, pe);
         const long *ps = shmem_ptr(bss_obj, pe);
+        if (strcmp(config, "twohost") == 0) {
+            char peer_host[sizeof host_name];
+            shmem_getmem(peer_host, host_name, sizeof peer_host, pe);
+            const int same = strcmp(peer_host, host_name) == 0;
+            CHECK((ph != NULL) == same,
+                  "config twohost: PE %d runs on %s and this PE on %s: shmem_ptr(heap, %d) should be "
+                  "%s, got %p", pe, peer_host, host_name, pe, same ? "direct" : "NULL", (const void *)ph);
+        }
         if (ph) {
             ++direct_peers;
             CHECK(ph != heap, "shmem_ptr(heap, %d) returned my own address", pe);
@@ -181,6 +196,10 @@ static void check_ptr(long *heap) {
         CHECK(heap[NVALS - 1] == -7000L - left,
               "store through shmem_ptr by PE %d: expected %ld, got %ld", left, -7000L - left,
               heap[NVALS - 1]);
+    if (strcmp(config, "twohost") == 0)
+        CHECK(direct_peers >= 1 && direct_peers < n - 1,
+              "config twohost: %d of %d peers are direct; a job across hosts with 2 PEs per host "
+              "has both kinds", direct_peers, n - 1);
     printf("[PE %d] shmem_ptr gives direct access to %d of %d peers (config %s)\n", me,
            direct_peers, n - 1, config);
     shmem_barrier_all();

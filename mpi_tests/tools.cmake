@@ -46,6 +46,16 @@ if(TARGET ushmem-info)
         LABELS "mpi;tools" PASS_REGULAR_EXPRESSION "\"npes\": ${np},")
     endif()
   endforeach()
+  # The node's CPUs are those its PEs may use, not the machine's: 2 PEs confined to one CPU (the
+  # first this test may use; mpirun must not bind them elsewhere) are oversubscribed.
+  add_test(NAME tools.ushmem_info_one_cpu.np2
+           COMMAND bash -c "cpu=$(awk '/^Cpus_allowed_list:/ {split($2, a, /[-,]/); print a[1]}' /proc/self/status); exec taskset -c \"$cpu\" \"$@\""
+                   bash ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${USHMEM_MPIEXEC_FLAGS}
+                   --bind-to none $<TARGET_FILE:ushmem-info>)
+  set_tests_properties(tools.ushmem_info_one_cpu.np2 PROPERTIES
+    ENVIRONMENT "SHMEM_SYMMETRIC_SIZE=64M" TIMEOUT ${USHMEM_MPI_TEST_TIMEOUT} PROCESSORS 2
+    LABELS "mpi;tools"
+    PASS_REGULAR_EXPRESSION "node: 2 PE\\(s\\) on 1 CPU\\(s\\) [^\n]*oversubscribed")
   # Alone, without mpirun (MPI singleton).
   add_test(NAME tools.ushmem_info.singleton COMMAND $<TARGET_FILE:ushmem-info>)
   set_tests_properties(tools.ushmem_info.singleton PROPERTIES

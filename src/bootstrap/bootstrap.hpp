@@ -15,6 +15,10 @@ struct job {
     int size = 0;
     int local_rank = -1;           // rank among the PEs of this node
     int local_size = 0;
+    // CPUs the PEs of this node may run on: the union of their affinity masks, which a cpuset
+    // (cgroup, container, batch allocation) or the launcher's binding restricts. More PEs than
+    // that on the node means they share CPUs, whatever the machine's count of online CPUs.
+    int node_cpus = 0;
     std::vector<int> node_of;      // node index of every PE (node = its lowest world rank's order)
 };
 

@@ -2,6 +2,7 @@
 #include "bootstrap/bootstrap.hpp"
 
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +58,12 @@ bool init(const void *comm, job &out, std::string &err) {
     MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &out.local_rank);
     MPI_Comm_size(node, &out.local_size);
+    // The node's CPUs as its PEs see them (bootstrap.hpp, node_cpus). 0 when unknown.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
+    MPI_Allreduce(MPI_IN_PLACE, &cpus, int(sizeof cpus), MPI_BYTE, MPI_BOR, node);
+    out.node_cpus = CPU_COUNT(&cpus);
     int leader = out.rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);

@@ -124,7 +124,7 @@ std::string info_report(const char *routine, bool json, bool header) {
         if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
     // Waits spin briefly and then yield the core in every case (wait_slow); with more PEs on the
     // node than hardware threads that yielding is what lets the awaited PE run.
-    bool oversubscribed = topo.pus > 0 && local > topo.pus;
+    bool oversubscribed = rt.node_cpus > 0 && local > rt.node_cpus;
     const transport::lanes_info &l = transport::lanes();
 
     struct peer_row {
@@ -171,7 +171,7 @@ std::string info_report(const char *routine, bool json, bool header) {
           << ", \"cpus\": " << json_str(progress_thread_binding) << "}";
         o << ", \"topology\": {\"packages\": " << topo.packages << ", \"cores\": " << topo.cores
           << ", \"pus\": " << topo.pus << ", \"numa_nodes\": " << topo.numa
-          << ", \"pes_on_node\": " << local << ", \"oversubscribed\": " << (oversubscribed ? "true" : "false")
+          << ", \"pes_on_node\": " << local << ", \"node_cpus\": " << rt.node_cpus << ", \"oversubscribed\": " << (oversubscribed ? "true" : "false")
           << ", \"pe_cpus\": " << json_str(topo.pe_cpus) << "}";
         o << ", \"peers\": [";
         for (std::size_t i = 0; i < peers.size(); ++i) {
@@ -218,8 +218,8 @@ std::string info_report(const char *routine, bool json, bool header) {
                   rt.progress_thread && !progress_thread_binding.empty() ? " on CPUs " : "",
                   rt.progress_thread ? progress_thread_binding.c_str() : "");
     o << line;
-    std::snprintf(line, sizeof line, "  node: %d PE(s) on %d hardware threads%s\n", local, topo.pus,
-                  oversubscribed ? " (oversubscribed: waits yield the core)" : "");
+    std::snprintf(line, sizeof line, "  node: %d PE(s) on %d CPU(s) (of %d hardware threads)%s\n", local,
+                  rt.node_cpus, topo.pus, oversubscribed ? " (oversubscribed: waits yield the core)" : "");
     o << line;
     o << "  peer  node    route   RMA lanes                AMO lanes                AM lanes\n";
     for (const peer_row &r : peers) {

@@ -447,10 +447,10 @@ int init(const char *routine, const void *comm, int requested) {
     rt.me = job.rank;
     rt.npes = job.size;
     rt.node_of = job.node_of;
-    {
-        const unsigned hw = std::thread::hardware_concurrency();
-        g_spin_before_yield = (hw && unsigned(job.local_size) > hw) ? 0 : 256;
-    }
+    // The CPUs the node gives its PEs, not the machine's: simulated hosts sharing one machine, or
+    // a batch allocation's cpuset, give fewer than hardware_concurrency() reports.
+    rt.node_cpus = job.node_cpus > 0 ? job.node_cpus : int(std::thread::hardware_concurrency());
+    g_spin_before_yield = (rt.node_cpus > 0 && job.local_size > rt.node_cpus) ? 0 : 256;
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
     // Before anything is created: the same layout settings everywhere, and a heap that fits.
     check_settings_alike(routine);

@@ -124,6 +124,7 @@ struct runtime {
     segment seg[seg_count];
     std::vector<peer> peers;
     std::vector<int> node_of;
+    int node_cpus = 0;  // CPUs this node's PEs may run on (bootstrap::job::node_cpus; 0: unknown)
     std::vector<std::uint8_t> worker_addrs;
     std::vector<std::size_t> worker_addr_offsets;
     context default_ctx;

@@ -5,7 +5,6 @@
 #include "core/team_check.hpp"
 
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -217,8 +216,7 @@ void team_init(const char *routine) {
             ++local;
         }
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    g.oversub = cpus > 0 && local > cpus;
+    g.oversub = rt.node_cpus > 0 && local > rt.node_cpus;
     setup(team_world, 0, std::move(world), 0);
     team_world.predefined = true;
     setup(team_shared, 1, std::move(shared), 0);

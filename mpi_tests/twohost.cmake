@@ -1,0 +1,64 @@
+# Two simulated hosts (issue #12, item 4): one job across two hosts on this machine, 2 PEs per
+# host, so that every job mixes the same-node direct route with UCX tcp between hosts.
+# Included from mpi_tests/CMakeLists.txt. ci/cluster.sh (configuration "twohost", see there)
+# brings a cluster up around each test and takes it down after, also on failure or timeout; it
+# needs root (ci/test.sh runs as root): otherwise every test here is skipped with the reason. When
+# root cannot make the namespaces, the tests fail. docs/testing.md explains what this proves.
+#   ctest --test-dir BUILD -L twohost
+option(USHMEM_TWOHOST_TESTS "Register the tests across two simulated hosts (label twohost)" ON)
+if(NOT USHMEM_TWOHOST_TESTS)
+  return()
+endif()
+
+# RMA, ordering, atomics, signals, point-to-point synchronization, locks, contexts, teams,
+# collectives, symmetric allocation, exit with and without finalize, the C++ API, MPI
+# interoperability, and the randomized model-checked stress. Timeouts: 3-35 s each on a loaded
+# 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
+ushmem_mpi_test(setup PROGRAM setup ARGS --config=@CONFIG@ NP 4 CONFIGS twohost LABELS twohost)
+foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2p lock ctx team
+             coll_data coll_reduce coll_sync cxx_api)
+  ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
+endforeach()
+ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
+ushmem_mpi_test(exit_nofinalize PROGRAM exit_basic ARGS --no-finalize NP 4 CONFIGS twohost LABELS twohost)
+ushmem_mpi_test(mpi_interop ARGS world NP 4 CONFIGS twohost LABELS twohost)
+# Static data registered in place (reached through UCX emulation even on the host) beside a direct
+# heap and the other host's tcp: three routes in one job.
+foreach(prog amo signal)
+  ushmem_mpi_test(${prog}_static_ucx PROGRAM ${prog} NP 4 CONFIGS twohost ENV USHMEM_STATIC_DATA=0
+                  TIMEOUT 300 LABELS "twohost;atomics")
+endforeach()
+ushmem_stress_test(stress twohost 4 50000 twohost)
+
+# ushmem-info shows both kinds of routes (twohost_info.py checks every PE's rows against the
+# hosts the PEs run on), in text and in JSON.
+if(TARGET ushmem-info AND Python3_FOUND)
+  foreach(fmt text json)
+    set(_args "")
+    if(fmt STREQUAL "json")
+      set(_args --json)
+    endif()
+    math(EXPR _inner "${USHMEM_MPI_TEST_TIMEOUT} - 5")
+    add_test(NAME tools.ushmem_info_${fmt}.twohost.np4
+             COMMAND ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --timeout ${_inner} --
+                     ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/twohost_info.py --
+                     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4 ${USHMEM_MPIEXEC_FLAGS}
+                     $<TARGET_FILE:ushmem-info> ${_args})
+    set_tests_properties(tools.ushmem_info_${fmt}.twohost.np4 PROPERTIES
+      ENVIRONMENT "SHMEM_SYMMETRIC_SIZE=64M" TIMEOUT ${USHMEM_MPI_TEST_TIMEOUT} PROCESSORS 4
+      SKIP_RETURN_CODE 77 LABELS "mpi;tools;twohost")
+  endforeach()
+endif()
+
+# A whole host killed (fault_host.sh: every process of its namespaces, SIGKILL) in the middle of
+# RMA, atomics, a wait for a flag and collectives: the surviving PEs end the job within seconds
+# with ushmem's peer-failure message naming a dead PE (also while they only wait: UCX sees the
+# connections to the dead host close while the progress thread polls), and nothing is left.
+set(USHMEM_FAULT_HOST_LOOPS 3 CACHE STRING "Runs per phase of the mpi.fault_host_* tests (FAULT_LOOPS overrides)")
+foreach(phase rma atomics wait collective)
+  ushmem_mpi_test(fault_host_${phase} PROGRAM fault ARGS ${phase} none NP 4 CONFIGS twohost
+                  TIMEOUT 600 LABELS "fault;twohost"
+                  WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/fault_host.sh ${USHMEM_FAULT_HOST_LOOPS} 1 --)
+endforeach()
