@@ -11,6 +11,16 @@
  *    process gets the same n (a collective decision);
  *  - `reps` batches; a batch's value is the average over processes of (the process's summed call
  *    times / n); the reported value is the median over batches, `best` the smallest.
+ *  - on a loaded machine (bench/run-all's load section) a batch length calibrated once is wrong both
+ *    ways: a lucky fast warm-up makes a batch of a collapsing library last minutes, and a batch
+ *    shorter than a few scheduler time slices (~3 ms each) mostly falls between them and reports
+ *    the idle figure (measured here beside two compiler loops: 100 and 1000 barriers per batch
+ *    gave the idle 0.3 us, 10000 gave 3.3 us). --min-batch-ms T makes every batch last at least T
+ *    on the slowest process, whatever the speed of the moment: it runs chunks of 1, 2, 4, ... calls
+ *    and stops after the chunk that brings the batch to T (one max-reduction between chunks, not
+ *    timed); the value is the batch's summed call time / its calls. --iters N fixes the batch
+ *    length instead. --max-s S takes no further batch once a job has run S seconds (at least one
+ *    batch; the RESULT line's reps= says how many were taken), which bounds a collapsing library.
  *  - sizes: barrier 0; broadcast and reduce: the whole message; fcollect: each process's
  *    contribution; alltoall: each block (process-to-process message), as OSU.
  * The library side supplies the hooks at the bottom (one call, barrier, sum/max of one double). */
@@ -37,6 +47,9 @@ struct cb_opts {
     size_t sizes[CB_MAX_SIZES];
     int nsizes;
     int reps;
+    long iters;    /* fixed calls per batch (--iters); 0: calibrated to batch_ns */
+    double min_batch_ns; /* --min-batch-ms: batches grow until they last this long; 0: off */
+    double max_ns; /* --max-s: no new batch after this much time in a job; 0: no limit */
     double batch_ns, warm_ns;
     int check;
     int table;
@@ -68,6 +81,9 @@ static inline void cb_usage(const char *prog, const char *extra)
            "  -s, --sizes LIST   comma list of sizes in bytes, K/M suffixes (default 8,1K,64K,1M; max 1M)\n"
            "  -r, --reps N       timed batches per job (default 11, quick 7)\n"
            "  -b, --batch-us N   target duration of a batch (default 4000, quick 1500)\n"
+           "      --iters N      fixed calls per batch instead of calibrating to --batch-us\n"
+           "      --min-batch-ms T  every batch grows (1, 2, 4, ... calls) until it lasted T ms (loaded machines)\n"
+           "      --max-s S      take no further batch once a job has run S seconds (at least one)\n"
            "      --no-check     do not verify the results\n"
            "      --no-table     no human table at the end\n"
            "%s"
@@ -83,6 +99,8 @@ static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char 
                                        {"reps", required_argument, 0, 'r'}, {"batch-us", required_argument, 0, 'b'},
                                        {"no-check", no_argument, 0, 'C'}, {"no-table", no_argument, 0, 'T'},
                                        {"api", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
+                                       {"iters", required_argument, 0, 'I'}, {"max-s", required_argument, 0, 'X'},
+                                       {"min-batch-ms", required_argument, 0, 'B'},
                                        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->prog = argv[0];
@@ -150,6 +168,9 @@ static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char 
         case 'C': o->check = 0; break;
         case 'T': o->table = 0; break;
         case 'A': *api = optarg; break;
+        case 'I': o->iters = atol(optarg); break;
+        case 'B': o->min_batch_ns = atof(optarg) * 1e6; break;
+        case 'X': o->max_ns = atof(optarg) * 1e9; break;
         case 'h': return 1;
         default: return -1;
         }
@@ -206,6 +227,7 @@ struct cb_result {
     size_t size;
     double value, best; /* us per call */
     long iters;
+    int reps; /* batches taken (fewer than asked when --max-s ended the job) */
 };
 
 static inline void cb_measure(const struct cb_opts *o, int test, size_t size, struct cb_result *r)
@@ -214,38 +236,66 @@ static inline void cb_measure(const struct cb_opts *o, int test, size_t size, st
     /* Warm-up with growing batches (every process the same n: a collective decision). */
     /* The estimate is the fastest warm-up batch per call: on a shared machine a batch may lose the
      * CPU, which would make the timed batches needlessly short. */
-    long n = 1;
-    double total = 0, est = 1e18;
-    for (;;) {
+    long iters = o->iters;
+    const double start = cb_now_ns();
+    if (o->min_batch_ns > 0) {
         cb_barrier();
-        double t = cb_max(cb_run(test, size, n));
-        total += t;
-        if (t / (double)n < est) est = t / (double)n;
-        if (total >= o->warm_ns) break;
-        if (n < (1L << 22)) n *= 2;
+        cb_run(test, size, 100);
+    } else if (iters > 0) {
+        cb_barrier();
+        cb_run(test, size, iters < 100 ? iters : 100);
+    } else {
+        long n = 1;
+        double total = 0, est = 1e18;
+        for (;;) {
+            cb_barrier();
+            double t = cb_max(cb_run(test, size, n));
+            total += t;
+            if (t / (double)n < est) est = t / (double)n;
+            if (total >= o->warm_ns) break;
+            if (n < (1L << 22)) n *= 2;
+        }
+        if (est < 1) est = 1;
+        double want = o->batch_ns / est;
+        iters = want < 1 ? 1 : want > 1e6 ? 1000000L : (long)want;
     }
-    if (est < 1) est = 1;
-    double want = o->batch_ns / est;
-    long iters = want < 1 ? 1 : want > 1e6 ? 1000000L : (long)want;
     double per[CB_MAX_REPS];
-    for (int i = 0; i < o->reps; ++i) {
+    int reps = 0;
+    long calls_max = 0;
+    while (reps < o->reps) {
         cb_barrier();
-        double mine = cb_run(test, size, iters) / (double)iters;
-        per[i] = cb_sum(mine) / np;
+        double mine;
+        if (o->min_batch_ns > 0) {
+            double t0 = cb_now_ns(), sum = 0;
+            long calls = 0;
+            for (long chunk = 1;; chunk *= 2) {
+                sum += cb_run(test, size, chunk);
+                calls += chunk;
+                if (cb_max(cb_now_ns() - t0) >= o->min_batch_ns) break;
+            }
+            mine = sum / (double)calls;
+            if (calls > calls_max) calls_max = calls;
+            iters = calls_max; /* reported: the longest batch */
+        } else {
+            mine = cb_run(test, size, iters) / (double)iters;
+        }
+        per[reps++] = cb_sum(mine) / np;
+        if (o->max_ns > 0 && cb_max(cb_now_ns() - start) > o->max_ns) break;
     }
-    qsort(per, (size_t)o->reps, sizeof per[0], cb_cmp_double);
+    qsort(per, (size_t)reps, sizeof per[0], cb_cmp_double);
     r->test = test;
     r->size = test == CB_BARRIER ? 0 : size;
-    r->value = ((o->reps % 2) ? per[o->reps / 2] : 0.5 * (per[o->reps / 2 - 1] + per[o->reps / 2])) / 1e3;
+    r->value = ((reps % 2) ? per[reps / 2] : 0.5 * (per[reps / 2 - 1] + per[reps / 2])) / 1e3;
     r->best = per[0] / 1e3;
     r->iters = iters;
+    r->reps = reps;
 }
 
-static inline void cb_print(const struct cb_opts *o, const struct cb_result *r, const char *lib, const char *api)
+static inline void cb_print(const struct cb_result *r, const char *lib, const char *api)
 {
     if (cb_rank() != 0) return;
     printf("RESULT test=%s size=%zu np=%d value=%.4f unit=us best=%.4f iters=%ld reps=%d lib=%s api=%s\n",
-           cb_test_names[r->test], r->size, cb_nprocs(), r->value, r->best, r->iters, o->reps, lib, api);
+           cb_test_names[r->test], r->size, cb_nprocs(), r->value, r->best, r->iters, r->reps, lib, api);
     fflush(stdout);
 }
 
@@ -272,7 +322,7 @@ static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), co
             size_t size = o->sizes[si];
             if (t == CB_BARRIER && si > 0) break;
             cb_measure(o, t, size, &res[nres]);
-            cb_print(o, &res[nres], lib, api);
+            cb_print(&res[nres], lib, api);
             ++nres;
             if (o->check) {
                 cb_barrier();

@@ -1,7 +1,8 @@
 /* MPI one-sided atomics equivalent of shmem_amo.c (the rows MPI has), for the side-by-side table.
  *
- * Passive target, MPI_Win_lock_all(MPI_MODE_NOCHECK) once; rank 0 initiates, rank 1 is the target
- * and waits in MPI_Barrier. Every fetching operation is completed with MPI_Win_flush(1), which is
+ * Passive target, MPI_Win_lock_all(MPI_MODE_NOCHECK) once; rank 0 initiates, the last rank is the
+ * target and waits in MPI_Barrier (with more than 2 ranks the others wait there too). Every
+ * fetching operation is completed with MPI_Win_flush(target), which is
  * what a blocking OpenSHMEM fetching AMO implies.
  *
  *   fadd_lat   MPI_Fetch_and_op(MPI_SUM) + flush       (shmem_long_atomic_fetch_add)
@@ -14,7 +15,7 @@
  * Locations: heap = MPI_Win_allocate, static = a global exposed with MPI_Win_create. Output lines
  * are those of shmem_amo.c (RESULT test=.. size=8 src=LOC dst=LOC value=.. unit=us ...).
  *
- *   mpirun --mca osc ucx -np 2 ./bench_mpi_amo [--quick|--smoke] [-r reps]
+ *   mpirun --mca osc ucx -np 2 ./bench_mpi_amo [--quick|--smoke] [-r reps] [-t fadd_lat,...]
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -23,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "test_list.h"
 
 enum test { T_FADD, T_FETCH, T_SWAP, T_CSWAP, T_ADD, T_INC_RATE, NTESTS };
 static const char *const test_names[NTESTS] = {"fadd_lat", "fetch_lat", "swap_lat", "cswap_lat", "add_lat", "inc_rate"};
@@ -45,6 +48,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int tgt; /* the target: the last rank */
 static long expected_total; /* what the adding tests must have left in the target word */
 
 static double run_batch(int t, MPI_Win win, long n)
@@ -54,26 +58,26 @@ static double run_batch(int t, MPI_Win win, long n)
     double t0 = now_ns();
     for (long i = 0; i < n; ++i) {
         switch (t) {
-        case T_FADD: MPI_Fetch_and_op(&one, &got, MPI_LONG, 1, 0, MPI_SUM, win); break;
-        case T_FETCH: MPI_Fetch_and_op(&zero, &got, MPI_LONG, 1, 0, MPI_NO_OP, win); break;
-        case T_SWAP: MPI_Fetch_and_op(&expected_total, &got, MPI_LONG, 1, 0, MPI_REPLACE, win); break;
+        case T_FADD: MPI_Fetch_and_op(&one, &got, MPI_LONG, tgt, 0, MPI_SUM, win); break;
+        case T_FETCH: MPI_Fetch_and_op(&zero, &got, MPI_LONG, tgt, 0, MPI_NO_OP, win); break;
+        case T_SWAP: MPI_Fetch_and_op(&expected_total, &got, MPI_LONG, tgt, 0, MPI_REPLACE, win); break;
         case T_CSWAP: {
             long want = expected_total + (i & 1);
-            MPI_Compare_and_swap(&want, &expected_total, &got, MPI_LONG, 1, 0, win);
+            MPI_Compare_and_swap(&want, &expected_total, &got, MPI_LONG, tgt, 0, win);
             break;
         }
         case T_ADD:
-        case T_INC_RATE: MPI_Accumulate(&one, 1, MPI_LONG, 1, 0, 1, MPI_LONG, MPI_SUM, win); break;
+        case T_INC_RATE: MPI_Accumulate(&one, 1, MPI_LONG, tgt, 0, 1, MPI_LONG, MPI_SUM, win); break;
         }
-        if (t != T_INC_RATE || (i & 63) == 63) MPI_Win_flush(1, win);
+        if (t != T_INC_RATE || (i & 63) == 63) MPI_Win_flush(tgt, win);
         acc += got;
     }
-    if (t == T_INC_RATE) MPI_Win_flush(1, win);
+    if (t == T_INC_RATE) MPI_Win_flush(tgt, win);
     if (t == T_FADD || t == T_ADD || t == T_INC_RATE) expected_total += n;
     double t1 = now_ns();
     if (t == T_CSWAP) { /* a matching compare-and-swap changed the word: restore it, outside the timing */
-        MPI_Fetch_and_op(&expected_total, &got, MPI_LONG, 1, 0, MPI_REPLACE, win);
-        MPI_Win_flush(1, win);
+        MPI_Fetch_and_op(&expected_total, &got, MPI_LONG, tgt, 0, MPI_REPLACE, win);
+        MPI_Win_flush(tgt, win);
     }
     __asm__ volatile("" : : "r"(acc)); /* keep the fetched values alive */
     return t1 - t0;
@@ -82,13 +86,16 @@ static double run_batch(int t, MPI_Win win, long n)
 int main(int argc, char **argv)
 {
     int quick = 0, smoke = 0, reps = -1;
+    unsigned tests = 0; /* bit mask; 0 = all */
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--quick") || !strcmp(argv[i], "-q")) quick = 1;
+        if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--tests")) && i + 1 < argc) {
+            if (bench_test_list(argv[0], argv[++i], test_names, NTESTS, &tests)) return 2;
+        } else if (!strcmp(argv[i], "--quick") || !strcmp(argv[i], "-q")) quick = 1;
         else if (!strcmp(argv[i], "--smoke")) smoke = 1;
         else if ((!strcmp(argv[i], "-r") || !strcmp(argv[i], "--reps")) && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-table") || !strcmp(argv[i], "--no-check")) continue;
         else {
-            fprintf(stderr, "usage: %s [--quick|--smoke] [-r reps]   (2 ranks, --mca osc ucx)\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick|--smoke] [-r reps] [-t test,...]   (2 ranks, --mca osc ucx)\n", argv[0]);
             return 2;
         }
     }
@@ -100,8 +107,9 @@ int main(int argc, char **argv)
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (np != 2) {
-        if (me == 0) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
+    tgt = np - 1;
+    if (np < 2) {
+        if (me == 0) fprintf(stderr, "%s: needs 2 ranks or more (got %d)\n", argv[0], np);
         MPI_Finalize();
         return 2;
     }
@@ -121,6 +129,7 @@ int main(int argc, char **argv)
     }
     int errors = 0;
     for (int t = 0; t < NTESTS; ++t) {
+        if (tests && !(tests & (1u << t))) continue;
         for (int l = 0; l < NLOCS; ++l) {
             *words[l] = 0;
             MPI_Win_sync(win[l]);
@@ -146,8 +155,8 @@ int main(int argc, char **argv)
                 fflush(stdout);
                 long have = 0;
                 const long zero = 0;
-                MPI_Fetch_and_op(&zero, &have, MPI_LONG, 1, 0, MPI_NO_OP, win[l]);
-                MPI_Win_flush(1, win[l]);
+                MPI_Fetch_and_op(&zero, &have, MPI_LONG, tgt, 0, MPI_NO_OP, win[l]);
+                MPI_Win_flush(tgt, win[l]);
                 if (have != expected_total) {
                     fprintf(stderr, "CHECK FAILED test=%s loc=%s: target word %ld, expected %ld\n", test_names[t],
                             loc_names[l], have, expected_total);

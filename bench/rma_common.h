@@ -41,12 +41,14 @@ enum rb_test {
     RB_PUT_NBI_LAT, /* putmem_nbi(size) + quiet        | (n/a: MPI_Put is always non-blocking) */
     RB_GET_NBI_LAT, /* getmem_nbi(size) + quiet        | (n/a)                              */
     RB_MSG_RATE,    /* window x 8 B putmem_nbi + quiet | window x 8 B MPI_Put + MPI_Win_flush */
+    RB_FADD_LAT,    /* 8 B fetch-add, raw UCX only (ucx_raw.c): the AMO baseline of the network table;
+                       OpenSHMEM and MPI atomics are measured by shmem_amo.c and mpi_amo.c */
     RB_NTESTS
 };
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
-    "put_nbi_lat", "get_nbi_lat", "msg_rate",
+    "put_nbi_lat", "get_nbi_lat", "msg_rate", "fadd_lat",
 };
 
 enum rb_loc { RB_HEAP, RB_STATIC, RB_NLOCS };
@@ -62,7 +64,10 @@ static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t
  * messages per second (the window's puts, not the completions, are the messages). */
 static inline int rb_is_rate(int t) { return t == RB_MSG_RATE; }
 static inline int rb_is_windowed(int t) { return rb_is_bw(t) || rb_is_rate(t); }
-static inline int rb_is_fixed8(int t) { return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE; }
+static inline int rb_is_fixed8(int t)
+{
+    return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_FADD_LAT;
+}
 
 struct rb_job {
     int test;

@@ -3,8 +3,9 @@
  *
  * Uses only <shmem.h>, so the same source builds against ushmem (CMake target bench_shmem_amo)
  * and against Open MPI's OSHMEM (`oshcc -O2 -std=gnu11`, OpenSHMEM 1.4: the 1.5/1.6 routines are
- * left out by the version test below). PE 0 initiates; PE 1 is the target and waits in
- * shmem_barrier_all, except in the ping-pong tests where both PEs take turns.
+ * left out by the version test below). PE 0 initiates; the last PE is the target and waits in
+ * shmem_barrier_all, except in the ping-pong tests where both take turns; with more than 2 PEs
+ * (the two-host rows) the others only wait in shmem_barrier_all.
  *
  *   fadd_lat      shmem_long_atomic_fetch_add                     (blocking, per operation)
  *   finc_lat      shmem_long_atomic_fetch_inc
@@ -34,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "test_list.h"
 
 #if SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105
 #define HAVE_SIGNAL 1
@@ -71,6 +74,7 @@ struct target {
 };
 
 static int me;
+static int tgt; /* the target: the last PE */
 static long expected_total; /* what fetch_add/inc tests must have left in the word */
 
 static double now_ns(void) {
@@ -87,44 +91,44 @@ static int cmp_double(const void *a, const void *b) {
 /* Runs n operations of test t (PE 0's side, or both sides of a ping-pong); returns ns. */
 static long seq; /* ping-pong sequence number, same on both PEs */
 static double run_batch(int t, struct target *g, long n) {
-    const int peer = 1 - me;
+    const int peer = me == 0 ? tgt : 0;
     long acc = 0;
     double t0 = now_ns();
     switch (t) {
     case T_FADD:
-        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch_add(g->word, 1, 1);
+        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch_add(g->word, 1, tgt);
         expected_total += n;
         break;
     case T_FINC:
-        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch_inc(g->word, 1);
+        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch_inc(g->word, tgt);
         expected_total += n;
         break;
     case T_FETCH:
-        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch(g->word, 1);
+        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_fetch(g->word, tgt);
         break;
     case T_CSWAP:
-        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_compare_swap(g->word, expected_total, expected_total + (i & 1), 1);
+        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_compare_swap(g->word, expected_total, expected_total + (i & 1), tgt);
         break;
     case T_SWAP:
-        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_swap(g->word, expected_total, 1);
+        for (long i = 0; i < n; ++i) acc += shmem_long_atomic_swap(g->word, expected_total, tgt);
         break;
     case T_ADD:
         for (long i = 0; i < n; ++i) {
-            shmem_long_atomic_add(g->word, 1, 1);
+            shmem_long_atomic_add(g->word, 1, tgt);
             shmem_quiet();
         }
         expected_total += n;
         break;
     case T_INC_RATE:
         for (long i = 0; i < n; ++i) {
-            shmem_long_atomic_inc(g->word, 1);
+            shmem_long_atomic_inc(g->word, tgt);
             if ((i & 63) == 63) shmem_quiet();
         }
         shmem_quiet();
         expected_total += n;
         break;
     case T_FXOR:
-        for (long i = 0; i < n; ++i) acc += (long)shmem_ulong_atomic_fetch_xor((unsigned long *)g->word, 0, 1);
+        for (long i = 0; i < n; ++i) acc += (long)shmem_ulong_atomic_fetch_xor((unsigned long *)g->word, 0, tgt);
         break;
     case T_WAIT_PP:
         for (long i = 0; i < n; ++i) {
@@ -142,7 +146,7 @@ static double run_batch(int t, struct target *g, long n) {
     case T_FADD_NBI_RATE: {
         static long fetched[64];
         for (long i = 0; i < n; ++i) {
-            shmem_long_atomic_fetch_add_nbi(&fetched[i & 63], g->word, 1, 1);
+            shmem_long_atomic_fetch_add_nbi(&fetched[i & 63], g->word, 1, tgt);
             if ((i & 63) == 63) shmem_quiet();
         }
         shmem_quiet();
@@ -152,7 +156,7 @@ static double run_batch(int t, struct target *g, long n) {
     }
     case T_PSIG:
         for (long i = 0; i < n; ++i) {
-            shmem_putmem_signal(g->payload, &i, 8, g->sig, 1, SHMEM_SIGNAL_ADD, 1);
+            shmem_putmem_signal(g->payload, &i, 8, g->sig, 1, SHMEM_SIGNAL_ADD, tgt);
             shmem_quiet();
         }
         break;
@@ -195,20 +199,12 @@ static int parse(int argc, char **argv, struct opts *o) {
         else if (!strcmp(a, "--smoke")) o->smoke = 1;
         else if ((!strcmp(a, "-r") || !strcmp(a, "--reps")) && i + 1 < argc) o->reps = atoi(argv[++i]);
         else if ((!strcmp(a, "-t") || !strcmp(a, "--tests")) && i + 1 < argc) {
-            char *s = argv[++i];
-            while (*s) {
-                size_t n = strcspn(s, ",");
-                int found = -1;
-                for (int t = 0; t < NTESTS; ++t)
-                    if (strlen(test_names[t]) == n && !strncmp(s, test_names[t], n)) found = t;
-                if (found < 0 || !available(found)) {
-                    fprintf(stderr, "%s: unknown or unavailable test '%.*s'\n", argv[0], (int)n, s);
+            if (bench_test_list(argv[0], argv[++i], test_names, NTESTS, &o->tests)) return -1;
+            for (int t = 0; t < NTESTS; ++t)
+                if ((o->tests & (1u << t)) && !available(t)) {
+                    fprintf(stderr, "%s: test '%s' needs OpenSHMEM 1.5 or later\n", argv[0], test_names[t]);
                     return -1;
                 }
-                o->tests |= 1u << found;
-                s += n;
-                if (*s == ',') ++s;
-            }
         } else if (!strcmp(a, "--no-table") || !strcmp(a, "--no-check")) {
             /* accepted for bench/run compatibility */
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -236,8 +232,9 @@ int main(int argc, char **argv) {
     shmem_init();
     me = shmem_my_pe();
     const int npes = shmem_n_pes();
-    if (prc != 0 || npes != 2) {
-        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs exactly 2 PEs (got %d)\n", argv[0], npes);
+    tgt = npes - 1;
+    if (prc != 0 || npes < 2) {
+        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs 2 PEs or more (got %d)\n", argv[0], npes);
         shmem_finalize();
         return prc == 1 ? 0 : 2;
     }
@@ -275,9 +272,10 @@ int main(int argc, char **argv) {
             double per[MAX_REPS];
             long iters = 1;
             if (pingpong(t)) {
-                /* Both PEs run every batch: PE 0 calibrates and tells PE 1 the batch length. */
+                /* Both PEs run every batch: PE 0 calibrates and tells the target the batch length. */
+                const int player = me == 0 || me == tgt;
                 long warm = o.smoke ? 20 : 500;
-                double w = run_batch(t, g, warm);
+                double w = player ? run_batch(t, g, warm) : 1;
                 if (me == 0) {
                     double want = o.batch_ns / (w / (double)warm);
                     g_iters = want < 1 ? 1 : want > 1e6 ? 1000000 : (long)want;
@@ -286,7 +284,7 @@ int main(int argc, char **argv) {
                 iters = shmem_long_g(&g_iters, 0);
                 for (int r = 0; r < o.reps; ++r) {
                     shmem_barrier_all();
-                    per[r] = run_batch(t, g, iters) / (double)iters / 2; /* half round trip */
+                    if (player) per[r] = run_batch(t, g, iters) / (double)iters / 2; /* half round trip */
                 }
             } else if (me == 0) {
                 long n = 1, done = 0;
@@ -313,7 +311,7 @@ int main(int argc, char **argv) {
                        test_names[t], loc_names[l], loc_names[l], med / 1e3, per[0] / 1e3, iters, o.reps);
                 fflush(stdout);
                 if (t == T_FADD || t == T_FINC || t == T_ADD || t == T_INC_RATE || t == T_FADD_NBI_RATE) {
-                    long have = shmem_long_atomic_fetch(g->word, 1);
+                    long have = shmem_long_atomic_fetch(g->word, tgt);
                     if (have != expected_total) {
                         fprintf(stderr, "CHECK FAILED test=%s loc=%s: target word %ld, expected %ld\n",
                                 test_names[t], loc_names[l], have, expected_total);

@@ -12,6 +12,8 @@
  *   put_bw    window x ucp_put_nbx + one worker flush
  *   get_bw    window x ucp_get_nbx + one worker flush
  *   msg_rate  window x 8 B ucp_put_nbx + one worker flush
+ *   fadd_lat  8 B ucp_atomic_op_nbx(UCP_ATOMIC_OP_ADD) with a reply buffer, waited for (a fetch-add;
+ *             not in the default plan, -t fadd_lat; the context then also asks for UCP_FEATURE_AMO64)
  * Memory: one ucp_mem_map(UCP_MEM_MAP_ALLOCATE) segment [src | dst] of 2 x 4 MiB per rank (what
  * ushmem's heap is); only the heap location is offered.
  * It also prints the sizes that the scale projection (docs/benchmarks.md) uses:
@@ -32,6 +34,7 @@ struct ctx {
     char *base;        /* local [src | dst] */
     uint64_t rbase;    /* the peer's */
     int window;
+    long fadds;        /* fetch-adds issued in the current job (its data check) */
 };
 
 static void wait_req(ucp_worker_h w, void *req, const char *what)
@@ -66,9 +69,31 @@ static inline void flush(struct ctx *c)
     wait_req(c->worker, ucp_worker_flush_nbx(c->worker, &p), "ucp_worker_flush_nbx");
 }
 
+/* A fetch-add of `add` to the peer's word at the start of its dst half; returns the old value. */
+static uint64_t fetch_add(struct ctx *c, uint64_t add)
+{
+    uint64_t old = 0;
+    ucp_request_param_t p = {0};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    p.datatype = ucp_dt_make_contig(sizeof add);
+    p.reply_buffer = &old;
+    wait_req(c->worker, ucp_atomic_op_nbx(c->ep, UCP_ATOMIC_OP_ADD, &add, 1, c->rbase + RB_MAX_SIZE, c->rkey, &p),
+             "ucp_atomic_op_nbx");
+    return old;
+}
+
 static double run_batch(void *vctx, const struct rb_job *j, long n)
 {
     struct ctx *c = vctx;
+    if (j->test == RB_FADD_LAT) {
+        uint64_t acc = 0;
+        double t0 = rb_now_ns();
+        for (long i = 0; i < n; ++i) acc += fetch_add(c, 1);
+        double t1 = rb_now_ns();
+        c->fadds += n;
+        __asm__ volatile("" : : "r"(acc)); /* keep the fetched values alive */
+        return t1 - t0;
+    }
     const int put = rb_is_put(j->test);
     const int wn = rb_is_windowed(j->test) ? c->window : 1;
     /* put: local src -> remote dst; get: remote src -> local dst */
@@ -125,7 +150,8 @@ int main(int argc, char **argv)
 {
     struct rb_opts o;
     memset(&o, 0, sizeof o);
-    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE);
+    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
+                  (1u << RB_FADD_LAT);
     int prc = rb_parse_opts(argc, argv, &o);
     MPI_Init(&argc, &argv);
     int me, np;
@@ -141,7 +167,8 @@ int main(int argc, char **argv)
     CHECK_UCS(ucp_config_read(NULL, NULL, &cfg));
     ucp_params_t pp = {0};
     pp.field_mask = UCP_PARAM_FIELD_FEATURES;
-    pp.features = UCP_FEATURE_RMA;
+    /* Atomics only when asked for: the RMA rows keep the context they always had. */
+    pp.features = UCP_FEATURE_RMA | ((o.tests & (1u << RB_FADD_LAT)) ? UCP_FEATURE_AMO64 : 0);
     ucp_context_h uctx;
     CHECK_UCS(ucp_init(&pp, cfg, &uctx));
     ucp_config_release(cfg);
@@ -210,6 +237,23 @@ int main(int argc, char **argv)
         const struct rb_job *j = &jobs[i];
         const unsigned char tag = rb_tag(i);
         const int put = rb_is_put(j->test);
+        if (j->test == RB_FADD_LAT) { /* the target's word starts at 0; the initiator checks the sum */
+            if (me == 1) memset(c.base + RB_MAX_SIZE, 0, sizeof(uint64_t));
+            c.fadds = 0;
+            progress_barrier(c.worker);
+            if (me == 0) {
+                rb_measure(&o, j, run_batch, &c, &res[i]);
+                rb_print_result(&o, &res[i]);
+                const uint64_t have = fetch_add(&c, 0);
+                if (o.check && have != (uint64_t)c.fadds) {
+                    fprintf(stderr, "CHECK FAILED rank=0 test=fadd_lat: target word %llu, expected %ld\n",
+                            (unsigned long long)have, c.fadds);
+                    ++errors;
+                }
+            }
+            progress_barrier(c.worker);
+            continue;
+        }
         if ((put && me == 0) || (!put && me == 1)) memset(c.base, tag, j->size);
         if ((put && me == 1) || (!put && me == 0)) memset(c.base + RB_MAX_SIZE, 0, j->size);
         progress_barrier(c.worker);
