@@ -78,7 +78,8 @@ void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
         },
         [pe](char *b, std::size_t n) {
             std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
-        });
+        },
+        false);
     ucs_status_t st = transport::request_status(r);
     transport::request_free(w, r);
     if (st != UCS_OK) fail_amo(routine, pe, st);
@@ -242,8 +243,13 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         if (data_ucx) pe_quiet(routine, c, pe);
         else if (n) store_fence();
         auto *w = reinterpret_cast<std::uint64_t *>(p.direct[ss] + soff);
-        if (sop == amo::set) __atomic_store_n(w, signal, __ATOMIC_RELEASE);
-        else __atomic_fetch_add(w, signal, __ATOMIC_RELEASE);
+        if (sop == amo::set) {
+            __atomic_store_n(w, signal, __ATOMIC_RELEASE);
+            wake_after_store(p);
+        } else {
+            __atomic_fetch_add(w, signal, __ATOMIC_RELEASE);
+            wake_after_rmw(p);
+        }
         return;
     }
     // Signal through UCX: a fence orders it behind the put (same worker); direct data is in
@@ -261,6 +267,7 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
     const amo a = op == sig_op::set ? amo::set : amo::add;
     if (p.how[s] == route::direct) {
         amo_direct<std::uint64_t>(a, reinterpret_cast<std::uint64_t *>(p.direct[s] + off), signal, 0);
+        wake_after_rmw(p);  // (amo_direct is a full barrier)
         return;
     }
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal);

@@ -96,8 +96,11 @@ inline U amo_fetching(const char *routine, context &c, amo op, const void *dest,
     seg_id s;
     std::size_t off;
     peer &p = amo_target(routine, "target", dest, sizeof(U), pe, s, off);
-    if (USHMEM_LIKELY(p.how[s] == route::direct))
-        return amo_direct<U>(op, reinterpret_cast<U *>(p.direct[s] + off), v, cmp);
+    if (USHMEM_LIKELY(p.how[s] == route::direct)) {
+        U old = amo_direct<U>(op, reinterpret_cast<U *>(p.direct[s] + off), v, cmp);
+        if (op != amo::fetch) wake_after_rmw(p);
+        return old;
+    }
     return amo_ucx_fetching<U>(routine, c, p, pe, s, off, op, v, cmp);
 }
 
@@ -109,6 +112,7 @@ inline void amo_post(const char *routine, context &c, amo op, void *dest, U v, i
     peer &p = amo_target(routine, "target", dest, sizeof(U), pe, s, off);
     if (USHMEM_LIKELY(p.how[s] == route::direct)) {
         amo_direct<U>(op, reinterpret_cast<U *>(p.direct[s] + off), v, 0);
+        wake_after_rmw(p);  // (every amo_direct is a full barrier, a seq_cst set included)
         return;
     }
     amo_ucx_post<U>(routine, c, p, pe, s, off, op, v);
@@ -123,6 +127,7 @@ inline void amo_nbi(const char *routine, context &c, amo op, void *fetch, const 
     peer &p = amo_target(routine, "target", dest, sizeof(U), pe, s, off);
     if (USHMEM_LIKELY(p.how[s] == route::direct)) {
         U old = amo_direct<U>(op, reinterpret_cast<U *>(p.direct[s] + off), v, cmp);
+        if (op != amo::fetch) wake_after_rmw(p);
         std::memcpy(fetch, &old, sizeof old);  // fetch is the user's T (maybe float/double)
         return;
     }
@@ -173,15 +178,16 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
 // condition is a load, an idle progress call costs tens of ns) and builds the description of the
 // wait for the timeout message only then: a wait that is satisfied within a few microseconds (a
 // ping-pong) never pays for the formatting. describe(buf, len) writes it.
+// `user_data`: see wait_slow.
 template <class Cond, class Describe>
-inline void wait_described(const char *routine, Cond cond, Describe describe) {
+inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data) {
     for (int i = 0; i < 1024; ++i) {
         if (cond()) return;
         if ((i & 7) == 7) transport::progress();  // the condition is cheap; progress is not
     }
     char what[256];
     describe(what, sizeof what);
-    wait_for(routine, what, cond);
+    wait_for(routine, what, cond, user_data);
 }
 
 // ---- distributed locks (lock.cpp) ----

@@ -4,6 +4,7 @@
 // is reached through the direct mapping (same node), plain loads and stores into the members'
 // buffers. See team.hpp for the signalling model and docs/collectives.md for the algorithms.
 #include "core/team.hpp"
+#include "core/wait.hpp"
 #include "core/timed.hpp"
 
 #include "core/log.hpp"
@@ -137,26 +138,25 @@ thread_local double t_deadline = 0;
 thread_local bool t_gave_up = false;
 struct deadline_passed {};
 
-// Waits until cond() holds. Spins (progressing UCX) for a while, then yields the CPU on every poll;
-// on an oversubscribed node (more PEs than CPUs) it yields almost at once, since the PE it waits
-// for may need this very core.
+// Waits until cond() holds, as the waiting policy says (core/wait.hpp): spin, then sleep until the
+// signaller wakes us (or yield, on request). Signals between direct members are plain stores and
+// atomics: polling needs no UCX progress (still made now and then, for whatever else the program
+// has in flight).
 template <class Cond> void cwait(const frame &f, Cond cond) {
-    const unsigned spin = oversubscribed() ? 32 : 4096;
-    // Signals between direct members are plain stores and atomics: polling needs no UCX progress
-    // (still made now and then, for whatever else the program has in flight).
     const unsigned every = f.quiet_waits ? 63 : 3;
-    for (unsigned i = 0; i < spin; ++i) {
+    for (unsigned i = 0; i < 64; ++i) {
         if (cond()) return;
         if ((i & every) == every) transport::progress();
     }
     const double timeout = rt.cfg.wait_timeout;
-    const double t0 = timeout > 0 ? now_seconds() : 0;
+    wait_state w(wait_kind::signalled, every);
     for (unsigned long i = 1;; ++i) {
         if (cond()) return;
-        transport::progress();
-        sched_yield();
-        if (timeout > 0 && (i & 255) == 0 && now_seconds() - t0 > timeout) fail_timeout(f, now_seconds() - t0);
-        if (t_deadline > 0 && (i & 15) == 0 && now_seconds() > t_deadline) throw deadline_passed{};
+        w.idle([](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
+        if (w.slow() || (i & 255) == 0) {
+            if (timeout > 0 && w.waited_seconds() > timeout) fail_timeout(f, w.waited_seconds());
+            if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
+        }
     }
 }
 
@@ -208,8 +208,14 @@ void signal_after(frame &f, int r, int id, bool data_ucx, bool data_direct) {
         if (data_ucx) pe_quiet(f.routine, g_cctx, pe);
         else if (data_direct) store_fence();
         auto *w = reinterpret_cast<std::uint64_t *>(p.direct[f.cseg] + off);
-        if (own) __atomic_store_n(w, ++f.sent[r], __ATOMIC_RELEASE);  // no locked RMW: we do not wait
+        // A plain store, not xchg: a locked operation on the line the target spins on waits for
+        // its transfer (+0.15 us per barrier here), a store leaves through the store buffer. The
+        // sleepers word may then be read before the store is visible; a target that goes to sleep
+        // meanwhile re-checks its condition for a while after announcing itself (wait.cpp), which
+        // outlasts any store buffer's drain.
+        if (own) __atomic_store_n(w, ++f.sent[r], __ATOMIC_RELEASE);
         else __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
+        wake_peer(p);
         return;
     }
     if (own) ++f.sent[r];  // the adds keep the counter equal to the count as well
@@ -545,9 +551,10 @@ void collect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
         peer &p = target(f.routine, pe, f.cseg);
         const std::size_t off = f.coff + f.cofs(ctr::value);
         const std::uint64_t v = my_off + bytes + 1;
-        if (p.how[f.cseg] == route::direct)
+        if (p.how[f.cseg] == route::direct) {
             __atomic_fetch_add(reinterpret_cast<std::uint64_t *>(p.direct[f.cseg] + off), v, __ATOMIC_RELEASE);
-        else
+            wake_peer(p);
+        } else
             ucx_add(f.routine, p, pe, f.cseg, off, v);
     }
     if (f.legacy() && f.n <= rt.cfg.coll_flat_max) return collect_flat(f, d, s, bytes, my_off);
@@ -969,6 +976,7 @@ void check_as_args(frame &f, const coll_args &a, active_set as) {
         const std::size_t off = f.coff + word * 8;
         if (p.how[f.cseg] == route::direct) {
             __atomic_fetch_add(reinterpret_cast<std::uint64_t *>(p.direct[f.cseg] + off), x, __ATOMIC_RELEASE);
+            wake_peer(p);
             return false;
         }
         ucx_add(f.routine, p, pe, f.cseg, off, x);

@@ -36,6 +36,8 @@ struct settings {
     long quiet_ep_max = 16;
     double wait_timeout = 0;
     double progress_handoff = 0.0001;
+    std::string wait_policy;
+    std::string wait_spin;
     double finalize_notice = 10;
     bool stats = false;
     // Teams and collectives (core/team.cpp, core/coll.cpp).

@@ -28,6 +28,10 @@ USHMEM_ENV(stats, "USHMEM_STATS", boolean, "0",
            "Count operations and bytes per kind and target PE, and time quiet, waits and collectives; every PE prints its table at finalize. Off: no measurable cost.")
 USHMEM_ENV(wait_timeout, "USHMEM_WAIT_TIMEOUT", seconds, "0",
            "Seconds after which a blocking wait or barrier that has not completed ends the job with a message naming what it waited for. 0: wait forever.")
+USHMEM_ENV(wait_policy, "USHMEM_WAIT_POLICY", string, "auto",
+           "auto|spin|block|yield. What a waiting PE does after its first spin (docs/architecture.md, Waiting). spin: keep its CPU (no sched_yield), block after USHMEM_WAIT_SPIN; block: sleep on a futex word that the PE completing the wait wakes; yield: sched_yield every poll (the old behaviour). auto: block on a node with more PEs than CPUs, else spin.")
+USHMEM_ENV(wait_spin, "USHMEM_WAIT_SPIN", string, "auto",
+           "Seconds a wait spins before the policy's sleep: auto is 0.002 for spin (a CPU per PE), 5e-6 for block.")
 USHMEM_ENV(finalize_notice, "USHMEM_FINALIZE_NOTICE", seconds, "10",
            "Seconds a PE waits in shmem_finalize (or the implicit finalize of a program that exits without it) before it prints a notice naming the PEs that have not reached finalize; repeated at doubling intervals. 0: no notice.")
 USHMEM_ENV(peer_failure, "USHMEM_PEER_FAILURE", boolean, "1",

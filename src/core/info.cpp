@@ -1,5 +1,6 @@
 // shmemx_info / ushmem-info: see info.hpp.
 #include "core/info.hpp"
+#include "core/wait.hpp"
 
 #include "core/runtime.hpp"
 #include "util/text.hpp"
@@ -122,8 +123,7 @@ std::string info_report(const char *routine, bool json, bool header) {
     int local = 0;
     for (int pe = 0; pe < rt.npes; ++pe)
         if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
-    // Waits spin briefly and then yield the core in every case (wait_slow); with more PEs on the
-    // node than hardware threads that yielding is what lets the awaited PE run.
+    // What waits do follows from this (core/wait.hpp): with more PEs than CPUs they sleep early.
     bool oversubscribed = rt.node_cpus > 0 && local > rt.node_cpus;
     const transport::lanes_info &l = transport::lanes();
 
@@ -173,6 +173,7 @@ std::string info_report(const char *routine, bool json, bool header) {
           << ", \"pus\": " << topo.pus << ", \"numa_nodes\": " << topo.numa
           << ", \"pes_on_node\": " << local << ", \"node_cpus\": " << rt.node_cpus << ", \"oversubscribed\": " << (oversubscribed ? "true" : "false")
           << ", \"pe_cpus\": " << json_str(topo.pe_cpus) << "}";
+        o << ", \"wait_policy\": " << json_str(wait_describe());
         o << ", \"peers\": [";
         for (std::size_t i = 0; i < peers.size(); ++i) {
             const peer_row &r = peers[i];
@@ -219,8 +220,9 @@ std::string info_report(const char *routine, bool json, bool header) {
                   rt.progress_thread ? progress_thread_binding.c_str() : "");
     o << line;
     std::snprintf(line, sizeof line, "  node: %d PE(s) on %d CPU(s) (of %d hardware threads)%s\n", local,
-                  rt.node_cpus, topo.pus, oversubscribed ? " (oversubscribed: waits yield the core)" : "");
+                  rt.node_cpus, topo.pus, oversubscribed ? " (oversubscribed)" : "");
     o << line;
+    o << "  waits: " << wait_describe() << "\n";
     o << "  peer  node    route   RMA lanes                AMO lanes                AM lanes\n";
     for (const peer_row &r : peers) {
         std::snprintf(line, sizeof line, "  %4d  %-6s  %-6s  %-24s %-24s %s\n", r.pe,

@@ -22,6 +22,7 @@
 // Every update is an atomic of core's one mechanism (amo_fetching, 32-bit), fetching and therefore
 // complete on return: a hand-over never waits for a quiet.
 #include "core/atomic.hpp"
+#include "core/wait.hpp"
 
 #include <cstdio>
 
@@ -73,12 +74,14 @@ void set_lock(const char *routine, long *lock) {
         fatal(routine, "lock %p is already held by this PE (OpenSHMEM locks are not reentrant)",
               static_cast<void *>(lock));
     amo_fetching<std::uint32_t>(routine, c, amo::fetch_add, l.node, self, 0, int(prev - 1));
+    wake_pe(routine, int(prev - 1));  // it may sleep in clear_lock, waiting for this link
     wait_described(
         routine, [&] { return !(load_node(l.node) & wait_bit); },
         [&](char *b, std::size_t n) {
             std::snprintf(b, n, "%s(lock=%p): the hand-over of the lock by PE %u, which is ahead in "
                           "the queue", routine, static_cast<void *>(lock), prev - 1);
-        });
+        },
+        false);  // the hand-over's atomic wakes us (wake_pe below)
 }
 
 int test_lock(const char *routine, long *lock) {
@@ -121,10 +124,12 @@ void clear_lock(const char *routine, long *lock) {
             [&](char *b, std::size_t n) {
                 std::snprintf(b, n, "%s(lock=%p): the next PE in the queue to link itself",
                               routine, static_cast<void *>(lock));
-            });
+            },
+            false);  // the successor's link wakes us
     }
     // Hand over: clear the successor's WAIT bit.
     amo_fetching<std::uint32_t>(routine, c, amo::fetch_add, l.node, wait_bit, 0, int(next - 1));
+    wake_pe(routine, int(next - 1));  // it sleeps in set_lock, maybe (core/wait.hpp)
     reset_node(routine, l, 0);
 }
 

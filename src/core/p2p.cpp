@@ -145,7 +145,8 @@ template <class T> T wait_until_value(const char *routine, T *ivar, int cmp, T v
         [&](char *b, std::size_t n) {
             std::snprintf(b, n, "%s(ivar=%p, %s, %s)", routine, static_cast<void *>(ivar),
                           cmp_name(cmp), text(value).c_str());
-        });
+        },
+        true);
     return seen;
 }
 
@@ -176,7 +177,7 @@ void wait_until_all(const char *routine, T *ivars, std::size_t n, const int *sta
             i = first_unsatisfied(ivars, i, n, status, cmp, value, values);
             return i == n;
         },
-        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); });
+        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); }, true);
 }
 
 template <class T>
@@ -193,7 +194,7 @@ std::size_t wait_until_any(const char *routine, T *ivars, std::size_t n, const i
             r = scan_any(ivars, n, status, cmp, value, values);
             return r != SIZE_MAX;
         },
-        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); });
+        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); }, true);
     return r;
 }
 
@@ -212,7 +213,7 @@ std::size_t wait_until_some(const char *routine, T *ivars, std::size_t n, std::s
             r = scan_some(ivars, n, indices, status, cmp, value, values);
             return r != 0;
         },
-        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); });
+        [&](char *b, std::size_t len) { describe_set(b, len, routine, ivars, n, cmp, value, values); }, true);
     return r;
 }
 

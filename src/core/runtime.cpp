@@ -1,5 +1,6 @@
 // Runtime lifecycle: init, finalize, peer resolution, barrier and waiting.
 #include "core/runtime.hpp"
+#include "core/wait.hpp"
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/info.hpp"
@@ -47,7 +48,7 @@ std::atomic<bool> g_progress_stop{false};
 void progress_loop(std::string cpus, long spin_ns, long handoff_ns) {
     bind_current_thread(cpus);
     pthread_setname_np(pthread_self(), "ushmem-progress");
-    transport::serve(g_progress_stop, spin_ns, handoff_ns);
+    transport::serve(g_progress_stop, spin_ns, handoff_ns, wake_self);
 }
 
 bool needs_progress_thread() {
@@ -116,6 +117,8 @@ struct waiter_scope {
 // the implicit finalize (with UCX_TLS=tcp most signals land there: the progress call is an
 // epoll_wait). A long wait progresses with the asynchronous signals held, so that they are
 // delivered between progress calls; synchronous ones (a fault) stay deliverable.
+} // namespace
+
 void progress_signals_held() {
     static const sigset_t held = [] {
         sigset_t s;
@@ -129,6 +132,8 @@ void progress_signals_held() {
     pthread_sigmask(SIG_SETMASK, &prev, nullptr);
 }
 
+namespace {
+
 [[noreturn]] void park_for_exit() {
     g_parked.fetch_add(1);
     for (;;) pause();  // until exit_group ends the process; a signal handler returns here
@@ -139,6 +144,7 @@ void progress_signals_held() {
 void stop_other_waiters() {
     t_exiting = true;
     g_exiting.store(true);
+    if (rt.seg[seg_heap].base) wake_self();  // sleeping waits see g_exiting now, not at their timeout
     const int self = t_waiting ? 1 : 0;  // a signal handler on a waiting thread: its wait is over
     const double give_up = now_seconds() + 2;
     while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
@@ -350,20 +356,15 @@ void *direct_pointer(const void *addr, int pe) {
     return p.how[s] == route::direct ? p.direct[s] + off : nullptr;
 }
 
-namespace {
-// Polls of a blocked wait before it starts yielding the core: none when the node has more PEs
-// than hardware threads (the PE we wait for may need this very core), else a short spin.
-unsigned long g_spin_before_yield = 256;
-} // namespace
-
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe, const void *describe_arg) {
-    // Oversubscribed nodes (more PEs than cores) are the norm in tests: after a short spin give
-    // the core away, or the PE we wait for may not run at all.
+               describe_fn describe, const void *describe_arg, bool user_data) {
+    // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
+    // callers' conditions are the library's own signals and completions, or user data (wait_until):
+    // the latter are woken by plain puts only where the policy made direct writers wake.
     const double timeout = rt.cfg.wait_timeout;
-    const double start = timeout > 0 ? now_seconds() : 0;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
     waiter_scope counted;  // for an exit() from another thread or a signal handler
+    wait_state w(user_data ? wait_kind::data : wait_kind::signalled);
     for (unsigned long i = 0;; ++i) {
         // Before the condition: after the exit's finalize the heap it reads may be gone.
         if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) park_for_exit();
@@ -371,17 +372,10 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
             return;
         }
-        // Spinning: plain progress calls (holding signals costs two system calls a poll). Yielding
-        // (a system call per poll anyway): with the signals held, and the clock read every poll,
-        // so that a timeout fires on time even when each yield takes a whole time slice.
-        const bool yielding = i > g_spin_before_yield;
-        if (yielding) {
-            progress_signals_held();
-            sched_yield();
-        } else {
-            transport::progress();
-        }
-        if (timeout > 0 && (yielding || (i & 1023) == 0) && now_seconds() - start > timeout) {
+        w.idle(cond, arg);
+        // Past the spin each idle() may sleep or yield: read the clock every time then, so that a
+        // timeout fires on time.
+        if (timeout > 0 && (w.slow() || (i & 1023) == 0) && w.waited_seconds() > timeout) {
             char described[512];
             if (describe) {
                 describe(describe_arg, described, sizeof described);
@@ -392,7 +386,7 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
             for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
             fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
                            "outstanding operations from this PE:%s",
-                  now_seconds() - start, what, pending.empty() ? " none" : pending.c_str());
+                  w.waited_seconds(), what, pending.empty() ? " none" : pending.c_str());
         }
     }
 }
@@ -403,6 +397,7 @@ static void signal_add(const char *routine, int pe, std::uint64_t *local_counter
     peer &p = target(routine, pe, seg_heap);
     if (p.how[seg_heap] == route::direct) {
         __atomic_fetch_add(reinterpret_cast<std::uint64_t *>(p.direct[seg_heap] + off), 1, __ATOMIC_RELEASE);
+        wake_peer(p);  // it may sleep in this very barrier (core/wait.hpp)
         return;
     }
     ucp_request_param_t prm{};
@@ -450,7 +445,6 @@ int init(const char *routine, const void *comm, int requested) {
     // The CPUs the node gives its PEs, not the machine's: simulated hosts sharing one machine, or
     // a batch allocation's cpuset, give fewer than hardware_concurrency() reports.
     rt.node_cpus = job.node_cpus > 0 ? job.node_cpus : int(std::thread::hardware_concurrency());
-    g_spin_before_yield = (rt.node_cpus > 0 && job.local_size > rt.node_cpus) ? 0 : 256;
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
     // Before anything is created: the same layout settings everywhere, and a heap that fits.
     check_settings_alike(routine);
@@ -479,6 +473,7 @@ int init(const char *routine, const void *comm, int requested) {
     std::size_t area = *rt.heap.allocate(runtime_area);
     rt.barrier_flags = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
     std::memset(rt.barrier_flags, 0, runtime_area);
+    wait_setup(routine, job.local_size, area);
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
     heap_calls_start();
@@ -569,7 +564,7 @@ void await_everyone_in_finalize(const char *routine) {
     double notice_after = rt.cfg.finalize_notice;
     for (unsigned long i = 0; !bootstrap::ibarrier_test(); ++i) {
         transport::progress();  // peers' operations to this PE must still complete
-        if (i > g_spin_before_yield) sched_yield();
+        if (i > 256) sched_yield();  // an MPI request, not a signal ushmem can wake from
         const double waited = now_seconds() - start;  // (a vDSO call: cheap beside MPI_Test)
         if (timeout > 0 && waited > timeout)
             fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for the other PEs to "

@@ -264,6 +264,19 @@ USHMEM_HOT void direct_copy(void *d, const void *s, std::size_t n) {
     std::memcpy(d, s, n);
 }
 
+// A PE may sleep in a wait on user data (core/wait.hpp). Where the waiting policy lets some PE of
+// the node block (more PEs than CPUs, or USHMEM_WAIT_POLICY=block), every direct write looks for
+// a sleeper on its target afterwards; elsewhere this is one load of a flag and a branch.
+extern bool g_wake_direct;
+void wake_after_store_slow(const peer &p);
+void wake_after_rmw_slow(const peer &p);
+USHMEM_HOT void wake_after_store(const peer &p) {
+    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_store_slow(p);
+}
+USHMEM_HOT void wake_after_rmw(const peer &p) {
+    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_rmw_slow(p);
+}
+
 // Contiguous put of n bytes. Validated by the caller (check_running, check_pe).
 USHMEM_HOT void put(const char *routine, context &c, void *dest, const void *src, std::size_t n,
                 int pe, bool nbi) {
@@ -277,6 +290,7 @@ USHMEM_HOT void put(const char *routine, context &c, void *dest, const void *src
     if (USHMEM_LIKELY(p.how[s] == route::direct)) {
         c.note_direct();
         direct_copy(p.direct[s] + off, src, n);
+        wake_after_store(p);
         return;
     }
     put_ucx(routine, c, p, pe, s, off, src, n, nbi);
@@ -353,9 +367,12 @@ void *direct_pointer(const void *addr, int pe);
 // Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
 // USHMEM_WAIT_TIMEOUT seconds with a message naming `what`, or, when `describe` is given, what it
 // writes into the buffer (built only then: the PEs still outstanding, the value seen, ...).
+// `user_data`: the condition reads memory a plain put may write (wait_until), which wakes a
+// blocked waiter only where the waiting policy made direct writers look for sleepers; the
+// library's own signals and UCX completions always wake it (core/wait.hpp).
 using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe = nullptr, const void *describe_arg = nullptr);
+               describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false);
 
 // UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
 // answer the request needs (-1: several, e.g. a worker flush).
@@ -374,12 +391,14 @@ inline ucs_status_t await_request(const char *routine, context &c, void *request
     return await_requests(routine, c, &r, 1, op);
 }
 
-template <class Cond> inline void wait_for(const char *routine, const char *what, Cond cond) {
+template <class Cond>
+inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false) {
     for (int i = 0; i < 64; ++i) {
         if (cond()) return;
         transport::progress();
     }
-    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
+    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, nullptr, nullptr,
+              user_data);
 }
 
 // Symmetric memory management (memory.cpp). Collective.

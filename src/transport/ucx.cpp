@@ -294,10 +294,21 @@ std::atomic<int> g_pe_progress{0};
 // worker's event fd, or woken from there by the PE (kicked).
 enum : int { srv_serving = 0, srv_polling = 1, srv_kicked = 2 };
 std::atomic<int> g_serve_state{srv_serving};
+// Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
+// thread's hand-off park ends at once.
+std::atomic<bool> g_pe_blocked{false};
 } // namespace
+
+void pe_blocking() {
+    if (!detail::main_shared) return;
+    g_pe_blocked.store(true, std::memory_order_seq_cst);
+    g_pe_progress.fetch_add(1, std::memory_order_seq_cst);
+    syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
 
 unsigned progress_shared() {
     g_pe_progress.store(g_pe_progress.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+    if (__builtin_expect(g_pe_blocked.load(std::memory_order_relaxed), 0)) g_pe_blocked.store(false);
     // The progress thread sleeps in poll() on the worker's fd: every message that arrives now would
     // wake it (inside the kernel, only to find the PE has read it already), taking the PE's core
     // for a context switch each time. One signal now sends it to park instead, for as long as the
@@ -359,7 +370,7 @@ long now_ns() {
 }
 } // namespace
 
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns) {
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)()) {
     int efd = -1;
     {
         drive d(g_worker);
@@ -371,9 +382,10 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns) {
         // While the PE progresses the worker itself (it waits in the library), what arrives is
         // its to serve: stay parked until it has not progressed for a whole hand-off period.
         for (int seen = g_pe_progress.load(std::memory_order_relaxed);;) {
+            if (g_pe_blocked.load(std::memory_order_relaxed)) break;
             syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAIT_PRIVATE, seen, &handoff, nullptr, 0);
             const int now = g_pe_progress.load(std::memory_order_relaxed);
-            if (now == seen || stop.load(std::memory_order_relaxed)) break;
+            if (now == seen || stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
             seen = now;
         }
         // The PE is away (computing): serve until nothing is left, then sleep on the event fd.
@@ -384,6 +396,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns) {
                 n = ucp_worker_progress(g_worker);
             }
             if (n) {
+                if (on_events) on_events();
                 if (spin_ns) last_event = now_ns();
                 continue;
             }
@@ -414,7 +427,8 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns) {
                 poll(&pfd, 1, -1);
             }
             const bool kicked = g_serve_state.exchange(srv_serving) == srv_kicked;
-            if (kicked || g_pe_progress.load(std::memory_order_relaxed) != seen) break;  // the PE is back: park
+            // The PE is back: park (unless it is blocked: its pe_blocking() moved the count too).
+            if ((kicked || g_pe_progress.load(std::memory_order_relaxed) != seen) && !g_pe_blocked.load()) break;
             if (spin_ns) last_event = now_ns();
         }
     }

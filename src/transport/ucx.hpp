@@ -195,8 +195,14 @@ inline void fence() { fence(worker()); }
 // takes over once the PE has not progressed for `handoff_ns`: otherwise every message of a
 // communication loop would wake a thread that has nothing to do but preempt the PE (the PE's core
 // is usually the only one it can run on). Requires share_main_worker().
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns);
+// `on_events` (may be null) runs after every progress call that found work: the core wakes a PE
+// blocked in a wait there (core/wait.cpp), since it is the thread that sees the network's messages.
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)());
 void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
+// The PE is about to block in a wait (not progressing): the progress thread must not stay parked
+// for its hand-off period, or the messages the PE waits for would sit unread until it ends.
+// Cleared by the PE's next progress call.
+void pe_blocking();
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
 // path, since only armed interfaces make senders signal.)

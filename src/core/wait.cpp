@@ -1,0 +1,177 @@
+// The waiting policy (wait.hpp; docs/architecture.md, "Waiting").
+#include "core/wait.hpp"
+
+#include "bootstrap/bootstrap.hpp"
+#include "core/stats.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+namespace ushmem::core {
+
+wait_config g_wait;
+std::size_t g_wake_off = 0;
+bool g_wake_direct = false;
+
+void progress_signals_held();  // runtime.cpp: a progress call that a signal handler's exit cannot enter
+
+namespace {
+// Blocking is safe for waits on the library's own signals only when something wakes a sleeper for
+// what arrives over UCX too: the progress thread (wake_self), or no UCX traffic to this PE at all.
+bool g_network_waker = true;
+
+wake_word *own_word() { return reinterpret_cast<wake_word *>(rt.seg[seg_heap].base + g_wake_off); }
+
+// Shared (not _PRIVATE) futex operations: the word lives in the symmetric heap, a shared mapping
+// that same-node peers reach through their own mapping of it.
+long futex_wait(std::uint32_t *addr, std::uint32_t val, long ns) {
+    struct timespec ts{ns / 1000000000L, ns % 1000000000L};
+    return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, nullptr, 0);
+}
+void futex_wake_all(std::uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
+
+void wake(wake_word *w) {
+    __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
+    futex_wake_all(&w->seq);
+}
+
+bool parse_spin(const std::string &text, double &out) {
+    std::string err;
+    return parse_seconds(text, out, err);
+}
+} // namespace
+
+long wait_now_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
+}
+
+void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset) {
+    g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
+    g_wait.oversubscribed = rt.node_cpus > 0 && local_size > rt.node_cpus;
+    const std::string &pol = rt.cfg.wait_policy;
+    if (pol == "auto") {
+        g_wait.mode = g_wait.oversubscribed ? wait_mode::block : wait_mode::spin;
+        g_wait.reason = g_wait.oversubscribed ? "more PEs on the node than CPUs" : "a CPU per PE";
+    } else if (pol == "spin") {
+        g_wait.mode = wait_mode::spin;
+        g_wait.reason = "USHMEM_WAIT_POLICY=spin";
+    } else if (pol == "block") {
+        g_wait.mode = wait_mode::block;
+        g_wait.reason = "USHMEM_WAIT_POLICY=block";
+    } else if (pol == "yield") {
+        g_wait.mode = wait_mode::yield;
+        g_wait.reason = "USHMEM_WAIT_POLICY=yield";
+    } else {
+        fatal(routine, "malformed value USHMEM_WAIT_POLICY='%s': expected one of auto, spin, block, yield",
+              pol.c_str());
+    }
+    // The spin before blocking: long with a CPU per PE (a wait that ends within it keeps today's
+    // speed; the partner of a barrier is usually microseconds away), a few microseconds when the
+    // awaited PE may need this very CPU.
+    double spin = g_wait.mode == wait_mode::spin ? 0.002 : g_wait.mode == wait_mode::block ? 0.000005 : 0.000002;
+    if (rt.cfg.wait_spin != "auto" && !parse_spin(rt.cfg.wait_spin, spin))
+        fatal(routine, "malformed value USHMEM_WAIT_SPIN='%s': expected 'auto' or seconds (e.g. 0.002, 5e-6)",
+              rt.cfg.wait_spin.c_str());
+    g_wait.spin_ns = long(spin * 1e9);
+    // Writers of direct data must wake what any PE may block on: decided alike everywhere.
+    g_wake_direct = bootstrap::max_u64(g_wait.mode == wait_mode::block ? 1 : 0) != 0;
+    // The C API's inline put (api.hpp) copies without calling core: send every call through the
+    // core's path, which wakes, by the statistics' switch (stats.hpp: pe_limit 0).
+    if (g_wake_direct) stats::pe_limit = 0;
+    bool ucx_traffic = !rt.cfg.direct || !transport::lanes().has_shared_memory_rma;
+    for (int pe = 0; pe < rt.npes; ++pe)
+        if (rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)]) ucx_traffic = true;
+    g_network_waker = rt.progress_thread || !ucx_traffic;
+}
+
+std::string wait_describe() {
+    char buf[160];
+    const char *m = g_wait.mode == wait_mode::spin ? "spin" : g_wait.mode == wait_mode::block ? "block" : "yield";
+    std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s", m,
+                  double(g_wait.spin_ns) / 1e3, g_wait.reason,
+                  g_wait.mode == wait_mode::yield ? "" : "; sleepers woken by their signaller");
+    return buf;
+}
+
+void wake_peer_slow(const peer &p) {
+    wake(reinterpret_cast<wake_word *>(p.direct[seg_heap] + g_wake_off));
+}
+
+void wake_after_rmw_slow(const peer &p) { wake_peer(p); }
+
+void wake_after_store_slow(const peer &p) {
+    // The data must be visible before the sleepers word is read (store-load order): a sleeper
+    // that counted itself after our load re-checks its condition and sees the data.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    wake_peer(p);
+}
+
+void wake_self() {
+    if (rt.seg[seg_heap].base == 0) return;
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the completions just run before the load
+    wake_word *w = own_word();
+    if (__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) != 0) wake(w);
+}
+
+// The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,
+// and a clock read (~20 ns) would be a visible part of a 0.3 us barrier. The time of those polls
+// (a few microseconds) is not counted.
+wait_state::wait_state(wait_kind k, unsigned progress_mask) : start_ns_(0), kind_(k), mask_(progress_mask) {}
+
+double wait_state::waited_seconds() const {
+    return start_ns_ ? double(wait_now_ns() - start_ns_) * 1e-9 : 0.0;
+}
+
+void wait_state::idle(bool (*cond)(void *), void *arg) {
+    ++polls_;
+    if (spinning_) {
+        // No pause instruction: it delays seeing the signal by up to its latency (~40 ns here).
+        if ((polls_ & mask_) == mask_) transport::progress();
+        // The clock every 256 polls (a vDSO call, not free), every 16 where the spin is short.
+        if ((polls_ & (g_wait.spin_ns >= 100000 ? 255u : 15u)) != 0) return;
+        if (start_ns_ == 0) {
+            start_ns_ = wait_now_ns();
+            if (g_wait.spin_ns > 0) return;
+        }
+        if (wait_now_ns() - start_ns_ < g_wait.spin_ns) return;
+        spinning_ = false;
+    }
+    // Progress with signals held (a signal handler's exit must not re-enter UCX), then look again.
+    progress_signals_held();
+    if (g_wait.mode == wait_mode::yield) {
+        sched_yield();
+        return;
+    }
+    if (cond(arg)) return;
+    // How long the sleep may last. Woken by every waker this wait has, the bound only serves the
+    // timeout and exit checks of the caller; without one (user data a plain put writes, on a node
+    // where puts do not wake), slices of a twentieth of the time already waited (20 us to 1 ms):
+    // the wait's end is seen at most ~5% late.
+    const bool woken = g_network_waker && (kind_ == wait_kind::signalled || g_wake_direct);
+    long ns = 100000000;
+    if (!woken) ns = std::clamp((wait_now_ns() - start_ns_) / 20, 20000L, 1000000L);
+    wake_word *w = own_word();
+    const std::uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);  // a full barrier before cond's loads
+    transport::pe_blocking();  // the progress thread serves the network while we sleep
+    // Wakers that signal with a plain store (collectives' own counters) read `sleepers` without a
+    // fence: their load may pass their store, and see 0 while the store is still in their store
+    // buffer. Looking at the condition for a couple of microseconds after announcing ourselves
+    // outlasts such a drain (hundreds of nanoseconds), so the signal is seen here instead.
+    const long recheck_until = wait_now_ns() + 2000;
+    bool met = cond(arg);
+    while (!met && wait_now_ns() < recheck_until) met = cond(arg);
+    if (!met) futex_wait(&w->seq, seq, ns);
+    __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
+}
+
+} // namespace ushmem::core

@@ -1,0 +1,102 @@
+// The waiting policy: what a PE does while a wait's condition is false (docs/architecture.md,
+// "Waiting"). Every blocking wait of the library goes through wait_state::idle(): barriers and
+// collectives, wait_until/test loops, signals, locks, quiet and blocking gets.
+//
+// Three situations, three behaviours after a first spin:
+//   spin   a core per PE: keep polling (no sched_yield: a yielding PE on a core shared with a
+//          compiler hands it its whole time slice, and sees its signal that much later), then,
+//          after USHMEM_WAIT_SPIN seconds of waiting, block.
+//   block  more PEs than cores (or USHMEM_WAIT_POLICY=block): spin a few microseconds, then sleep
+//          on a futex word in the PE's own runtime area; the PE that completes the wait (its
+//          signal, its store) wakes it, and the progress thread wakes it for what arrives over the
+//          network. The core goes to the PE being waited for, not to whoever is runnable.
+//   yield  the old behaviour (spin briefly, then sched_yield every poll), on request only.
+// "Block" needs a waker on every path that can satisfy the wait: the library's own signals
+// (barriers, collectives, signal ops) always wake; plain direct puts and AMOs wake only when some
+// PE of the node may block on user data (wake_direct: decided alike on every PE at init), so that
+// a put on a dedicated node pays nothing for it. A wait on user data with no waker sleeps in
+// bounded slices instead (wait_kind::data).
+#pragma once
+
+#include "core/runtime.hpp"
+
+#include <cstdint>
+
+namespace ushmem::core {
+
+enum class wait_mode : int { spin, block, yield };
+
+struct wait_config {
+    wait_mode mode = wait_mode::spin;
+    long spin_ns = 2000000;      // spinning before `mode` applies
+    bool oversubscribed = false; // more PEs on the node than CPUs
+    const char *reason = "";     // why this mode (ushmem-info)
+};
+extern wait_config g_wait;
+
+// The futex word and sleeper count of a PE, in its runtime area (own cache line: the signallers
+// read `sleepers` after every signal, and it must stay in their caches while nobody sleeps).
+struct wake_word {
+    std::uint32_t seq;
+    std::uint32_t sleepers;
+};
+constexpr std::size_t wake_area_word = 192;  // word index in the runtime area (bytes 1536..1599)
+
+// At init, once settings, node facts and the runtime area are known. Collective (wake_direct is
+// agreed on by every PE: a writer must wake whatever any reader may block on).
+void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset);
+std::string wait_describe();  // "block after 5 us (4 PEs on 2 CPUs)" for ushmem-info
+
+// Which wakers a wait can count on.
+enum class wait_kind : int {
+    signalled,  // the library's own signals, UCX completions: block without a bound
+    data,       // user data a plain put may write: blocks only when wake_direct, else sleeps in slices
+};
+
+// Byte offset of the wake word in the heap (the same on every PE: the runtime area is allocated
+// first, deterministically).
+extern std::size_t g_wake_off;
+
+// Wakes `p` if one of its threads sleeps in a wait: after a direct store or atomic that may satisfy
+// it. After an atomic RMW (a full barrier on x86) the sleepers word can be read at once; after
+// plain stores the store must be made visible first (wake_after_store fences).
+void wake_peer_slow(const peer &p);
+inline void wake_peer(const peer &p) {
+    const char *h = p.direct[seg_heap];
+    if (USHMEM_UNLIKELY(h == nullptr)) return;
+    const auto *w = reinterpret_cast<const wake_word *>(h + g_wake_off);
+    if (USHMEM_UNLIKELY(__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) != 0)) wake_peer_slow(p);
+}
+// After the library's own signal to `pe` by a route of any kind (a lock hand-over): wakes it when
+// it is reached directly (over UCX its progress thread sees the message and wakes it).
+inline void wake_pe(const char *routine, int pe) {
+    peer &p = target(routine, pe, seg_heap);
+    if (p.how[seg_heap] == route::direct) wake_peer(p);
+}
+// The direct data path's hooks (wake_after_store, wake_after_rmw) are in runtime.hpp.
+// The progress thread's hook (transport::serve's on_events): wake this PE's sleepers.
+void wake_self();
+
+// One wait's state. Usage: `wait_state w(kind); while (!cond()) w.idle(cond_fn, arg);`. idle()
+// progresses UCX, then spins, yields or blocks as the policy says (re-checking cond before
+// sleeping); the caller checks its timeout with waited_seconds().
+class wait_state {
+public:
+    // `progress_mask`: while spinning, UCX is progressed on polls where (count & mask) == mask
+    // (0: every poll; waits on direct signals need it rarely).
+    explicit wait_state(wait_kind k, unsigned progress_mask = 0);
+    void idle(bool (*cond)(void *), void *arg);
+    double waited_seconds() const;
+    // Past the spin: each idle() may take long (a sleep, a yield), so read the clock every time.
+    bool slow() const { return !spinning_; }
+private:
+    long start_ns_;
+    unsigned long polls_ = 0;
+    bool spinning_ = true;
+    wait_kind kind_;
+    unsigned mask_;
+};
+
+long wait_now_ns();
+
+} // namespace ushmem::core
