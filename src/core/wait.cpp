@@ -135,7 +135,10 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     ++polls_;
     if (spinning_) {
         // No pause instruction: it delays seeing the signal by up to its latency (~40 ns here).
-        if ((polls_ & mask_) == mask_) transport::progress();
+        // Traffic served restarts the spin: a target that keeps receiving (a stream of puts
+        // into a PE that waits in a barrier) would otherwise sleep 2 ms into it and leave every
+        // message to a progress thread woken through the kernel (~10 us each on a VM).
+        if ((polls_ & mask_) == mask_ && transport::progress() != 0) start_ns_ = 0;
         // The clock every 256 polls (a vDSO call, not free), every 16 where the spin is short.
         if ((polls_ & (g_wait.spin_ns >= 100000 ? 255u : 15u)) != 0) return;
         if (start_ns_ == 0) {
@@ -170,7 +173,13 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     const long recheck_until = wait_now_ns() + 2000;
     bool met = cond(arg);
     while (!met && wait_now_ns() < recheck_until) met = cond(arg);
-    if (!met) futex_wait(&w->seq, seq, ns);
+    // With network traffic and no progress thread nobody reads the network while we sleep:
+    // sleep on the worker's wakeup fd instead, so a message ends the sleep at once (a direct-path
+    // signaller's futex wake is then seen at the end of the slice).
+    if (!met) {
+        if (g_network_waker) futex_wait(&w->seq, seq, ns);
+        else transport::sleep_for_events(ns);
+    }
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
 }
 

@@ -434,6 +434,25 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
     }
 }
 
+void sleep_for_events(long ns) {
+    static int efd = -2;
+    ucs_status_t st;
+    {
+        drive d(g_worker);
+        if (efd == -2 && ucp_worker_get_efd(g_worker, &efd) != UCS_OK) efd = -1;
+        st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
+    }
+    if (st == UCS_ERR_BUSY) return;  // events pending: the caller progresses them
+    if (st != UCS_OK) {
+        const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
+        nanosleep(&ts, nullptr);
+        return;
+    }
+    struct pollfd pfd{efd, POLLIN, 0};
+    const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
+    ppoll(&pfd, 1, &ts, nullptr);
+}
+
 void stop_serving() {
     // Thread-safe by UCX's contract: wakes the poll() of serve(); the futex wakes its hand-off wait.
     if (g_worker) ucp_worker_signal(g_worker);

@@ -203,6 +203,10 @@ void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop
 // for its hand-off period, or the messages the PE waits for would sit unread until it ends.
 // Cleared by the PE's next progress call.
 void pe_blocking();
+// For a PE that drives the main worker itself (no progress thread): sleep up to `ns` until UCX has
+// something for the worker (its wakeup fd), so a message from the network ends the sleep at once
+// instead of at the end of a slice. Returns at once when events are already pending.
+void sleep_for_events(long ns);
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
 // path, since only armed interfaces make senders signal.)
