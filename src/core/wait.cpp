@@ -138,7 +138,8 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         // Traffic served restarts the spin: a target that keeps receiving (a stream of puts
         // into a PE that waits in a barrier) would otherwise sleep 2 ms into it and leave every
         // message to a progress thread woken through the kernel (~10 us each on a VM).
-        if ((polls_ & mask_) == mask_ && transport::progress() != 0) start_ns_ = 0;
+        // (Only with a CPU per PE: where PEs share CPUs the sender may need this one.)
+        if ((polls_ & mask_) == mask_ && transport::progress() != 0 && g_wait.mode == wait_mode::spin) start_ns_ = 0;
         // The clock every 256 polls (a vDSO call, not free), every 16 where the spin is short.
         if ((polls_ & (g_wait.spin_ns >= 100000 ? 255u : 15u)) != 0) return;
         if (start_ns_ == 0) {
