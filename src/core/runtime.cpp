@@ -74,8 +74,12 @@ bool needs_progress_thread() {
 // end; say who is gone and end the job now (the launcher may take longer to notice, or never, if
 // the peer's node is down).
 void on_peer_failure(int pe, ucs_status_t status) {
-    fatal("peer failure detection", "PE %d is unreachable (%s): it has probably died; ending the job "
-          "(USHMEM_PEER_FAILURE=0 disables this detection)", pe, ucs_status_string(status));
+    // Not "it died": the same report reaches a PE that was stopped or descheduled while another PE
+    // ended the job (a timeout, an error): then that PE's message says why, and this one must not
+    // blame a PE that was alive.
+    fatal("peer failure detection", "PE %d is unreachable (%s): it exited, was killed or its node "
+          "went away, or the job is being ended by another PE (whose message says why); "
+          "ending the job (USHMEM_PEER_FAILURE=0 disables this detection)", pe, ucs_status_string(status));
 }
 
 // Where UCX's lanes to `pe` are network ones anyway: a peer on another node, or a node without
