@@ -15,7 +15,7 @@ USHMEM_ENV(direct, "USHMEM_DIRECT", boolean, "1",
 USHMEM_ENV(progress_thread, "USHMEM_PROGRESS_THREAD", choice, "auto",
            "auto|on|off. A thread that progresses UCX so that software-emulated RMA (e.g. UCX_TLS=tcp) completes while the target computes. auto: only when a transport needs it.")
 USHMEM_ENV(progress_handoff, "USHMEM_PROGRESS_HANDOFF", seconds, "0.0001",
-           "Seconds after a PE's last call that drives UCX (a wait, a quiet) before its progress thread takes over serving the peers' requests to it. While the PE waits in the library it serves them itself and the thread stays asleep, so that arriving messages do not wake it for nothing.")
+           "Seconds after a PE's last call that drives UCX (a wait, a quiet) before its progress thread takes over serving the peers' requests to it. While the PE waits in the library it serves them itself and the thread stays asleep, so that arriving messages do not wake it for nothing; the period doubles (up to 32x) while the PE keeps progressing, so that the thread's looks do not take the PE's core in a communication loop.")
 USHMEM_ENV(heap_address, "USHMEM_HEAP_ADDRESS", string, "auto",
            "Virtual address of the symmetric heap on every PE (hex), 'auto' for the built-in one, or 'any' to let each PE choose (addresses then translated per PE).")
 USHMEM_ENV(static_data, "USHMEM_STATIC_DATA", boolean, "1",
