@@ -93,6 +93,7 @@ private:
     long start_ns_;
     unsigned long polls_ = 0;
     bool spinning_ = true;
+    long yield_until_ = -1;  // block mode: end of the yield phase (0: none), -1: not decided yet
     wait_kind kind_;
     unsigned mask_;
 };

@@ -297,6 +297,9 @@ std::atomic<int> g_serve_state{srv_serving};
 // Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
 // thread's hand-off park ends at once.
 std::atomic<bool> g_pe_blocked{false};
+// Set while the PE sleeps on the worker's event fd itself (sleep_for_events): the progress thread
+// stays parked meanwhile, or both would be woken by every message.
+std::atomic<bool> g_pe_polling{false};
 } // namespace
 
 void pe_blocking() {
@@ -391,7 +394,8 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
             const struct timespec park{park_ns / 1000000000L, park_ns % 1000000000L};
             syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAIT_PRIVATE, seen, &park, nullptr, 0);
             const int now = g_pe_progress.load(std::memory_order_relaxed);
-            if (now == seen || stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
+            if (stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
+            if (now == seen && !g_pe_polling.load(std::memory_order_relaxed)) break;
             seen = now;
             park_ns = std::min(park_ns * 2, handoff_ns * 32);
         }
@@ -404,6 +408,9 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
             }
             if (n) {
                 if (on_events) on_events();
+                // The PE may be asleep on the event fd, which our progress just drained.
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                if (g_pe_polling.load(std::memory_order_relaxed)) ucp_worker_signal(g_worker);
                 if (spin_ns) last_event = now_ns();
                 continue;
             }
@@ -447,6 +454,8 @@ void sleep_for_events(long ns) {
     {
         drive d(g_worker);
         if (efd == -2 && ucp_worker_get_efd(g_worker, &efd) != UCS_OK) efd = -1;
+        // Arm only a drained worker (UCX's rule): work found here may be what the caller waits for.
+        if (ucp_worker_progress(g_worker) != 0) return;
         st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
     if (st == UCS_ERR_BUSY) return;  // events pending: the caller progresses them
@@ -458,6 +467,10 @@ void sleep_for_events(long ns) {
     struct pollfd pfd{efd, POLLIN, 0};
     const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     ppoll(&pfd, 1, &ts, nullptr);
+}
+
+void pe_polling(bool on) {
+    if (detail::main_shared) g_pe_polling.store(on, std::memory_order_seq_cst);
 }
 
 void stop_serving() {

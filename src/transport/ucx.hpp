@@ -206,7 +206,13 @@ void pe_blocking();
 // For a PE that drives the main worker itself (no progress thread): sleep up to `ns` until UCX has
 // something for the worker (its wakeup fd), so a message from the network ends the sleep at once
 // instead of at the end of a slice. Returns at once when events are already pending.
+// Between pe_polling(true) and pe_polling(false) the PE is about to sleep or sleeps there: the
+// progress thread stays parked, and if it serves a message meanwhile it signals the worker
+// (ucp_worker_signal), so that the PE's sleep ends: a condition that the thread's progress made
+// true after the PE last looked would otherwise go unseen until the sleep's bound. Set it before
+// the last look at the condition (both sides fence: one of them sees the other).
 void sleep_for_events(long ns);
+void pe_polling(bool on);
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
 // path, since only armed interfaces make senders signal.)
