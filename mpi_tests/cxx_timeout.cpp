@@ -82,6 +82,9 @@ template <class F> void expect_timeout(const char *what, std::size_t issued, F &
                 std::fprintf(stderr, "PE %d: %s: '%s' not in: %s\n", me, what, text.c_str(), w.c_str());
                 ++failures;
             }
+            // The remedy advises the progress thread only where it does not run.
+            CHECK((w.find("enable USHMEM_PROGRESS_THREAD") != std::string::npos) ==
+                  (shmemx_progress_thread_running() == 0));
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "PE %d: %s: unexpected exception: %s\n", me, what, e.what());

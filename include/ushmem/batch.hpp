@@ -53,7 +53,7 @@ public:
     }
 
     // Fetching atomics: the old value is written to *result when the event completes.
-    template <class T> std::size_t fetch_add(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+    template <class T> std::size_t fetch_add(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_std_type<T>, "ushmem: fetch_add is not supported for this type");
         return amo<T>(p, result, v, v, "fetch_add", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_fetch_add_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
@@ -61,7 +61,7 @@ public:
         });
     }
     template <class T>
-    std::size_t compare_swap(sym_ptr<T> p, std::type_identity_t<T> cond, std::type_identity_t<T> v,
+    std::size_t compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                              T *result) {
         static_assert(amo_std_type<T>, "ushmem: compare_swap is not supported for this type");
         return amo<T>(p, result, cond, v, "compare_swap", [](const op &o, shmem_ctx_t c) {
@@ -69,7 +69,7 @@ public:
                                           arg<T>(o.a), arg<T>(o.b), o.pe);
         });
     }
-    template <class T> std::size_t swap(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+    template <class T> std::size_t swap(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_ext_type<T>, "ushmem: swap is not supported for this type");
         return amo<T>(p, result, v, v, "swap", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),

@@ -137,9 +137,13 @@ private:
         throw timeout_error(std::move(pending), elapsed,
                             std::string("ushmem: ") + routine + " on PE " + std::to_string(shmem_my_pe()) +
                                 ": operations not complete before the deadline",
-                            "They stay in flight: keep their buffers valid until a later wait or "
-                            "quiet completes them. Over an emulated transport (UCX_TLS=tcp) the "
-                            "target PE must progress: enable USHMEM_PROGRESS_THREAD");
+                            shmemx_progress_thread_running()
+                                ? "They stay in flight: keep their buffers valid until a later wait or "
+                                  "quiet completes them. The progress thread runs: the target PE may be "
+                                  "stopped, or its transport overloaded"
+                                : "They stay in flight: keep their buffers valid until a later wait or "
+                                  "quiet completes them. Over an emulated transport (UCX_TLS=tcp) the "
+                                  "target PE must progress: enable USHMEM_PROGRESS_THREAD");
     }
     shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;
     int n_ = 0;  // PEs counted (0: the whole context)
@@ -202,8 +206,8 @@ inline void put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src,
     USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.data(), src.data(), src.size_bytes(), dst.pe());
 }
 template <class T>
-inline void put(sym_ptr<T> dst, const std::type_identity_t<T> &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v, sizeof(T), dst.pe());
+inline void put(sym_ptr<T> dst, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v.v, sizeof(T), dst.pe());
 }
 template <class T>
 inline void get(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
@@ -319,28 +323,28 @@ template <class T> inline T load(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAU
     return USHMEM_CXX_CALL(shmem_atomic_fetch, static_cast<const T *>(p.address()), p.pe());
 }
 template <class T>
-inline void store(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void store(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic store (set)");
     USHMEM_CXX_CALL(shmem_atomic_set, p.address(), v, p.pe());
 }
 template <class T>
-inline T swap(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline T swap(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
     return USHMEM_CXX_CALL(shmem_atomic_swap, p.address(), v, p.pe());
 }
 template <class T>
-inline T compare_swap(sym_ptr<T> p, std::type_identity_t<T> cond, std::type_identity_t<T> v,
+inline T compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
     return USHMEM_CXX_CALL(shmem_atomic_compare_swap, p.address(), cond, v, p.pe());
 }
 template <class T>
-inline T fetch_add(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline T fetch_add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
     return USHMEM_CXX_CALL(shmem_atomic_fetch_add, p.address(), v, p.pe());
 }
 template <class T>
-inline void add(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic add");
     USHMEM_CXX_CALL(shmem_atomic_add, p.address(), v, p.pe());
 }
@@ -355,19 +359,19 @@ template <class T> inline void inc(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEF
 
 #define USHMEM_CXX_BITWISE(OP)                                                                  \
     template <class T>                                                                          \
-    inline T fetch_##OP(sym_ptr<T> p, std::type_identity_t<T> v,                                \
+    inline T fetch_##OP(sym_ptr<T> p, value_of<T> v,                                \
                         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                                  \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
         return USHMEM_CXX_CALL(shmem_atomic_fetch_##OP, p.address(), v, p.pe());                            \
     }                                                                                           \
     template <class T>                                                                          \
-    inline void atomic_##OP(sym_ptr<T> p, std::type_identity_t<T> v,                            \
+    inline void atomic_##OP(sym_ptr<T> p, value_of<T> v,                            \
                             shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                              \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic " #OP);                                    \
         USHMEM_CXX_CALL(shmem_atomic_##OP, p.address(), v, p.pe());                                         \
     }                                                                                           \
     template <class T>                                                                          \
-    inline value_event<T> fetch_##OP##_async(sym_ptr<T> p, std::type_identity_t<T> v,           \
+    inline value_event<T> fetch_##OP##_async(sym_ptr<T> p, value_of<T> v,           \
                                              shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {             \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
         return value_event<T>(ctx, p.pe(), [&](T *f) {                                          \
@@ -387,15 +391,15 @@ template <class T> inline value_event<T> load_async(sym_ptr<T> p, shmem_ctx_t ct
     });
 }
 template <class T>
-inline value_event<T> swap_async(sym_ptr<T> p, std::type_identity_t<T> v,
+inline value_event<T> swap_async(sym_ptr<T> p, value_of<T> v,
                                  shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_swap_nbi, f, p.address(), v, p.pe()); });
 }
 template <class T>
-inline value_event<T> compare_swap_async(sym_ptr<T> p, std::type_identity_t<T> cond,
-                                         std::type_identity_t<T> v,
+inline value_event<T> compare_swap_async(sym_ptr<T> p, value_of<T> cond,
+                                         value_of<T> v,
                                          shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
     return value_event<T>(ctx, p.pe(), [&](T *f) {
@@ -403,7 +407,7 @@ inline value_event<T> compare_swap_async(sym_ptr<T> p, std::type_identity_t<T> c
     });
 }
 template <class T>
-inline value_event<T> fetch_add_async(sym_ptr<T> p, std::type_identity_t<T> v,
+inline value_event<T> fetch_add_async(sym_ptr<T> p, value_of<T> v,
                                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
     return value_event<T>(ctx, p.pe(),
@@ -451,7 +455,7 @@ inline void get(std::span<T> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t
     get_async(dst, src, ctx).wait(limit, "get");
 }
 template <class T>
-inline void put(sym_ptr<T> dst, const std::type_identity_t<T> &v, wait_limit limit,
+inline void put(sym_ptr<T> dst, value_of<T> v, wait_limit limit,
                 shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     if (!limit.bounded()) return put(dst, v, ctx);
     auto box = std::make_unique<T>(v);  // the source, read until the put completes
@@ -501,7 +505,7 @@ inline void put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>>
         NAME(p USHMEM_CXX_UNPAREN ARGS, ctx);                                                    \
         if (limit.bounded()) event(ctx, p.pe()).wait(limit, #NAME);                              \
     }
-#define USHMEM_CXX_V (, std::type_identity_t<T> v), (, v)
+#define USHMEM_CXX_V (, value_of<T> v), (, v)
 #define USHMEM_CXX_EXPAND(M, ...) M(__VA_ARGS__)
 USHMEM_CXX_BOUNDED_FETCH(load, (), ())
 USHMEM_CXX_BOUNDED_FETCH(fetch_inc, (), ())
@@ -510,7 +514,7 @@ USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_add, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_and, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_or, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_xor, USHMEM_CXX_V)
-USHMEM_CXX_BOUNDED_FETCH(compare_swap, (, std::type_identity_t<T> cond, std::type_identity_t<T> v), (, cond, v))
+USHMEM_CXX_BOUNDED_FETCH(compare_swap, (, value_of<T> cond, value_of<T> v), (, cond, v))
 USHMEM_CXX_BOUNDED_POST(inc, (), ())
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, store, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, add, USHMEM_CXX_V)
