@@ -10,9 +10,10 @@
 static_assert(sizeof(ushmem::event) <= 5 * sizeof(void *));
 static_assert(std::is_nothrow_copy_constructible_v<ushmem::event>);
 static_assert(std::is_nothrow_move_constructible_v<ushmem::event>);
-static_assert(sizeof(ushmem::value_event<long>) <= 6 * sizeof(void *));
-// value_event holds the fetched value: it must not move while the operation is in flight.
-static_assert(!std::is_move_constructible_v<ushmem::value_event<long>>);
+static_assert(sizeof(ushmem::value_event<long>) <= 7 * sizeof(void *));  // event, slot, done flag
+// value_event owns a heap slot for the fetched value: it moves (vectors of pending fetches), the
+// slot does not.
+static_assert(std::is_nothrow_move_constructible_v<ushmem::value_event<long>>);
 static_assert(!std::is_copy_constructible_v<ushmem::value_event<long>>);
 // Remote views are small values.
 static_assert(sizeof(ushmem::sym_ptr<double>) == 2 * sizeof(void *));

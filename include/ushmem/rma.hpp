@@ -11,6 +11,8 @@
 
 namespace ushmem {
 
+template <class Src, class F> class then_event;  // compose.hpp
+
 namespace detail {
 // The operations an event issued, per target PE, for events to several PEs (batches): all of
 // them, and the gets and fetching atomics among them, whose completion the transport reports one
@@ -20,6 +22,17 @@ struct pe_counts {
     std::vector<int> pes;
     std::vector<std::size_t> issued, fetches;
 };
+// The advice of a timed-out wait for operations: they stay in flight; and, when no progress thread
+// runs, that over an emulated transport the target must progress.
+inline std::string timeout_remedy() {
+    return shmemx_progress_thread_running()
+               ? "They stay in flight: keep their buffers valid until a later wait or quiet completes "
+                 "them. The progress thread runs: the target PE may be stopped, or its transport "
+                 "overloaded"
+               : "They stay in flight: keep their buffers valid until a later wait or quiet completes "
+                 "them. Over an emulated transport (UCX_TLS=tcp) the target PE must progress: enable "
+                 "USHMEM_PROGRESS_THREAD";
+}
 // The number of PEs in `ctx`'s team (its PE numbering).
 inline int ctx_npes(shmem_ctx_t ctx) {
     shmem_team_t t = SHMEM_TEAM_WORLD;
@@ -78,6 +91,8 @@ public:
         const std::span<const int> p = pes();
         return shmemx_ctx_pe_test(ctx_, n_ ? p.data() : nullptr, p.size(), nullptr) != 0;
     }
+    // A completion that runs f() once this one is complete (compose.hpp).
+    template <class F> then_event<event, std::decay_t<F>> then(F &&f) const;
     void wait(wait_limit limit) const { wait(limit, "event::wait"); }
     // The same, naming `routine` in the timeout message (the bounded calls built on events).
     void wait(wait_limit limit, const char *routine) const {
@@ -137,13 +152,7 @@ private:
         throw timeout_error(std::move(pending), elapsed,
                             std::string("ushmem: ") + routine + " on PE " + std::to_string(shmem_my_pe()) +
                                 ": operations not complete before the deadline",
-                            shmemx_progress_thread_running()
-                                ? "They stay in flight: keep their buffers valid until a later wait or "
-                                  "quiet completes them. The progress thread runs: the target PE may be "
-                                  "stopped, or its transport overloaded"
-                                : "They stay in flight: keep their buffers valid until a later wait or "
-                                  "quiet completes them. Over an emulated transport (UCX_TLS=tcp) the "
-                                  "target PE must progress: enable USHMEM_PROGRESS_THREAD");
+                            detail::timeout_remedy());
     }
     shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;
     int n_ = 0;  // PEs counted (0: the whole context)
@@ -152,34 +161,80 @@ private:
     std::shared_ptr<const detail::pe_counts> spill_;  // several PEs
 };
 
-// The result of an asynchronous fetching atomic: the value lands in the event itself, so the
-// event is neither copyable nor movable (bind it with `auto e = fetch_add_async(...)`, which
-// constructs it in place). get() waits and returns the value.
+// The result of an asynchronous fetching atomic. The value lands in a slot on the heap that the
+// event owns, so the event is movable (a std::vector<value_event<T>> of pending fetches works) and
+// the slot stays put while the reply is in flight. get() waits and returns the value; value()
+// returns it without waiting, once the event is known complete (test() true, or after a wait).
+// Destroyed before it was known complete (a timed-out get, an event never waited), the event
+// tests its operation once: complete, the slot is freed; still in flight, the slot is leaked, so
+// that the late reply writes into nothing live.
 template <class T> class [[nodiscard]] value_event {
 public:
-    template <class Issue> value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1) {
-        issue(&value_);
+    using value_type = T;
+    template <class Issue>
+    value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1), slot_(new T{}) {
+        try {
+            issue(slot_);
+        } catch (...) {
+            delete slot_;
+            throw;
+        }
     }
     value_event(const value_event &) = delete;
     value_event &operator=(const value_event &) = delete;
-    int pe() const noexcept { return ev_.pe(); }
-    void wait() const { ev_.wait(); }
-    bool test() const { return ev_.test(); }
-    T get() const {
-        ev_.wait();
-        return value_;
+    value_event(value_event &&o) noexcept
+        : ev_(std::move(o.ev_)), slot_(std::exchange(o.slot_, nullptr)), done_(o.done_) {}
+    value_event &operator=(value_event &&o) noexcept {
+        if (this != &o) {
+            release();
+            ev_ = std::move(o.ev_);
+            slot_ = std::exchange(o.slot_, nullptr);
+            done_ = o.done_;
+        }
+        return *this;
     }
+    ~value_event() { release(); }
+
+    int pe() const noexcept { return ev_.pe(); }
+    // The completion it waits on (a per-PE quiet of the target).
+    const event &completion() const noexcept { return ev_; }
+    void wait() const {
+        ev_.wait();
+        done_ = true;
+    }
+    bool test() const {
+        if (!done_ && ev_.test()) done_ = true;
+        return done_;
+    }
+    T get() const {
+        wait();
+        return *slot_;
+    }
+    // A completion that runs f(value) once this one is complete (compose.hpp); moves the event.
+    template <class F> then_event<value_event, std::decay_t<F>> then(F &&f) &&;
+    // The fetched value; the event must be complete (test() returned true, or a wait returned).
+    const T &value() const noexcept { return *slot_; }
     // timeout_error (naming the PE) when not complete within `limit`. The operation then stays
-    // in flight and its reply lands in this object later: keep it alive until wait() or a quiet.
-    void wait(wait_limit limit, const char *routine = "value_event::wait") const { ev_.wait(limit, routine); }
-    T get(wait_limit limit, const char *routine = "value_event::get") const {
+    // in flight; the event may be waited again, or dropped (see above).
+    void wait(wait_limit limit, const char *routine = "value_event::wait") const {
         ev_.wait(limit, routine);
-        return value_;
+        done_ = true;
+    }
+    T get(wait_limit limit, const char *routine = "value_event::get") const {
+        wait(limit, routine);
+        return *slot_;
     }
 
 private:
+    void release() noexcept {
+        if (slot_ == nullptr) return;
+        // (No test once the runtime has ended: the C layer would end the job.)
+        if (done_ || (detail::g_npes > 0 && ev_.test())) delete slot_;
+        slot_ = nullptr;
+    }
     event ev_;
-    T value_{};
+    T *slot_ = nullptr;
+    mutable bool done_ = false;
 };
 
 // The default context calls the plain C routine (one argument and one handle check fewer); with
@@ -210,7 +265,7 @@ inline void put(sym_ptr<T> dst, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAU
     USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v.v, sizeof(T), dst.pe());
 }
 template <class T>
-inline void get(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void get(std::type_identity_t<std::span<T>> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "get");
     USHMEM_CXX_CALL2(shmem_getmem, shmem_ctx_getmem, dst.data(), src.data(), src.size_bytes(), src.pe());
 }
@@ -229,8 +284,15 @@ inline event put_async(sym_span<T> dst, std::type_identity_t<std::span<const T>>
     USHMEM_CXX_CALL2(shmem_putmem_nbi, shmem_ctx_putmem_nbi, dst.data(), src.data(), src.size_bytes(), dst.pe());
     return {ctx, dst.pe()};
 }
+// One element from a value: a put that returns once its source is reusable (the value is copied
+// at once), then an event for its completion at the target (a per-PE quiet).
 template <class T>
-inline event get_async(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline event put_async(sym_ptr<T> dst, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v.v, sizeof(T), dst.pe());
+    return {ctx, dst.pe()};
+}
+template <class T>
+inline event get_async(std::type_identity_t<std::span<T>> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "get_async");
     USHMEM_CXX_CALL2(shmem_getmem_nbi, shmem_ctx_getmem_nbi, dst.data(), src.data(), src.size_bytes(), src.pe());
     return {ctx, src.pe(), 1, 1};
@@ -277,7 +339,7 @@ inline void iput(sym_span<T> dst, std::ptrdiff_t dst_stride, std::type_identity_
     detail::sized_rma<sizeof(T)>::iput(ctx, dst.data(), src.data(), dst_stride, src_stride, n, dst.pe());
 }
 template <class T>
-inline void iget(std::span<T> dst, std::ptrdiff_t dst_stride, sym_span<T> src, std::ptrdiff_t src_stride,
+inline void iget(std::type_identity_t<std::span<T>> dst, std::ptrdiff_t dst_stride, sym_span<T> src, std::ptrdiff_t src_stride,
                  std::size_t n, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_strided(dst.size(), dst_stride, n, "iget destination");
     detail::check_strided(src.size(), src_stride, n, "iget source");
@@ -432,14 +494,9 @@ template <class T> inline value_event<T> fetch_inc_async(sym_ptr<T> p, shmem_ctx
 // docs/atomics.md), which waits for each reply inside the C call: to a PE reached through UCX,
 // fetch_and/or/xor are bounded by USHMEM_WAIT_TIMEOUT only.
 namespace detail {
+// (A timed-out value_event leaks its slot when destroyed, so the late reply lands in nothing live.)
 template <class T, class Make> inline T bounded_fetch(const char *routine, wait_limit limit, Make make) {
-    std::unique_ptr<value_event<T>> ev(new value_event<T>(make()));
-    try {
-        return ev->get(limit, routine);
-    } catch (const timeout_error &) {
-        (void)ev.release();  // the reply may still land in it
-        throw;
-    }
+    return make().get(limit, routine);
 }
 } // namespace detail
 
@@ -450,7 +507,7 @@ inline void put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src, w
     put_async(dst, src, ctx).wait(limit, "put");
 }
 template <class T>
-inline void get(std::span<T> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void get(std::type_identity_t<std::span<T>> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     if (!limit.bounded()) return get(dst, src, ctx);
     get_async(dst, src, ctx).wait(limit, "get");
 }
