@@ -7,7 +7,7 @@ function(ushmem_cxx_program prog)
   target_link_libraries(mpi_${prog} PRIVATE ushmem ${ARGN})
 endfunction()
 
-foreach(prog cxx_api cxx_unwind cxx_compose)
+foreach(prog cxx_api cxx_unwind cxx_compose cxx_dist cxx_ops)
   ushmem_cxx_program(${prog})
   ushmem_mpi_test(${prog} LABELS cpp)
 endforeach()
