@@ -230,14 +230,14 @@ enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
 template <reduce_op Op, class T>
 inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                    wait_limit limit = {}) {
-    static_assert((Op != reduce_op::bit_and && Op != reduce_op::bit_or && Op != reduce_op::bit_xor) ||
-                      reduce_bitwise_type<T>,
-                  "ushmem: reduce<bit_and/bit_or/bit_xor> needs an unsigned or fixed-width integer "
-                  "element type (reduce_bitwise_type<T>; not float or double)");
-    static_assert((Op != reduce_op::min && Op != reduce_op::max) || reduce_minmax_type<T>,
-                  "ushmem: reduce<min/max> is not supported for this element type (reduce_minmax_type<T>)");
-    static_assert((Op != reduce_op::sum && Op != reduce_op::prod) || reduce_arith_type<T>,
-                  "ushmem: reduce<sum/prod> is not supported for this element type (reduce_arith_type<T>)");
+    constexpr bool bitwise_ok =
+        (Op != reduce_op::bit_and && Op != reduce_op::bit_or && Op != reduce_op::bit_xor) || reduce_bitwise_type<T>;
+    constexpr bool minmax_ok = (Op != reduce_op::min && Op != reduce_op::max) || reduce_minmax_type<T>;
+    constexpr bool arith_ok = (Op != reduce_op::sum && Op != reduce_op::prod) || reduce_arith_type<T>;
+    static_assert(bitwise_ok, "ushmem: reduce<bit_and/bit_or/bit_xor> needs an unsigned or fixed-width integer "
+                              "element type (reduce_bitwise_type<T>; not float or double)");
+    static_assert(minmax_ok, "ushmem: reduce<min/max> is not supported for this element type (reduce_minmax_type<T>)");
+    static_assert(arith_ok, "ushmem: reduce<sum/prod> is not supported for this element type (reduce_arith_type<T>)");
     detail::check_fits<T>(dest.size(), src.size(), "reduce");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "reduce dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "reduce source");
@@ -246,7 +246,8 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
     const T *s = src.data();
     std::size_t n = src.size();
     detail::run_coll(h, "reduce", limit, [&] {
-        if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
+        if constexpr (!(bitwise_ok && minmax_ok && arith_ok)) return 0;  // (the static_assert's message only)
+        else if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::prod) return shmem_prod_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::min) return shmem_min_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::max) return shmem_max_reduce(h, d, s, n);
