@@ -45,10 +45,18 @@ foreach(entry IN LISTS USHMEM_CXX_MISUSE_CASES)
   string(SUBSTRING "${entry}" 0 ${bar} case)
   math(EXPR from "${bar} + 1")
   string(SUBSTRING "${entry}" ${from} -1 message)
-  string(REGEX REPLACE "([][+.*()^$?<>|\\])" "\\\\\\1" regex "${message}")
+  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" regex "${message}")
   add_test(NAME cxx_misuse.${case}
            COMMAND ${misuse_cmd} -DMISUSE_${case} ${CMAKE_CURRENT_SOURCE_DIR}/cxx_misuse.cpp)
   # Passes on the message alone (the compiler's status is then non-zero by construction).
   set_tests_properties(cxx_misuse.${case} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}"
                        LABELS "unit;cpp" TIMEOUT 120)
 endforeach()
+
+# The coroutine example of docs/cpp.md (examples/cpp/coro_overlap.cpp) at every PE count and
+# configuration: it checks its own results (exit status).
+add_executable(mpi_cxx_coro_example ${PROJECT_SOURCE_DIR}/examples/cpp/coro_overlap.cpp)
+set_target_properties(mpi_cxx_coro_example PROPERTIES OUTPUT_NAME cxx_coro_example)
+target_include_directories(mpi_cxx_coro_example PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(mpi_cxx_coro_example PRIVATE ushmem)
+ushmem_mpi_test(cxx_coro_example LABELS cpp)
