@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -127,10 +128,29 @@ void test_waits() {
 
 } // namespace
 
+// shmemx_progress_thread_running (which the C++ timeout messages consult) and the direct path as
+// the configurations set them: UCX_TLS=tcp starts the progress thread (auto) and turns the
+// same-node direct path off; the default configuration needs no thread and goes direct.
+void test_transport_state() {
+    const char *tls = std::getenv("UCX_TLS");
+    const char *pt = std::getenv("USHMEM_PROGRESS_THREAD");
+    const char *direct = std::getenv("USHMEM_DIRECT");
+    const int right = (me + 1) % npes;
+    if (pt != nullptr) return;
+    if (tls != nullptr && std::string(tls).rfind("tcp", 0) == 0) {
+        CHECK(shmemx_progress_thread_running() == (npes > 1 ? 1 : 0));  // (alone: nothing to progress)
+        CHECK(shmemx_pe_is_direct(right) == (right == me ? 1 : 0));
+    } else if (tls == nullptr && direct == nullptr) {
+        CHECK(shmemx_progress_thread_running() == 0);
+        CHECK(shmemx_pe_is_direct(right) == 1);
+    }
+}
+
 int main() {
     ushmem::runtime rt;
     me = rt.my_pe();
     npes = rt.n_pes();
+    test_transport_state();
     test_batch_ops();
     test_waits();
     ushmem::barrier();
