@@ -23,6 +23,39 @@
 namespace ushmem {
 
 namespace detail {
+// Coroutine frames of ushmem::task, kept per thread once freed (up to 32 per size class of 64
+// bytes, frames up to 2 KiB) and reused: a task per operation in a loop costs no malloc/free.
+class frame_cache {
+public:
+    static void *take(std::size_t bytes) {
+        const std::size_t k = (bytes + 63) / 64;
+        auto &c = cache();
+        if (k < classes && c.n[k] > 0) return c.frames[k][--c.n[k]];
+        return ::operator new(k < classes ? k * 64 : bytes);
+    }
+    static void give(void *p, std::size_t bytes) noexcept {
+        const std::size_t k = (bytes + 63) / 64;
+        auto &c = cache();
+        if (k < classes && c.n[k] < per_class) c.frames[k][c.n[k]++] = p;
+        else ::operator delete(p);
+    }
+
+private:
+    static constexpr std::size_t classes = 33, per_class = 32;
+    struct store {
+        void *frames[classes][per_class];
+        std::size_t n[classes] = {};
+        ~store() {
+            for (std::size_t k = 0; k < classes; ++k)
+                while (n[k] > 0) ::operator delete(frames[k][--n[k]]);
+        }
+    };
+    static store &cache() noexcept {
+        thread_local store c;
+        return c;
+    }
+};
+
 // The driver of ushmem::run: coroutines parked on a completion (polled), and those ready to resume.
 class scheduler {
 public:
@@ -163,6 +196,8 @@ public:
     using handle = std::coroutine_handle<promise_type>;
 
     struct promise_base {
+        static void *operator new(std::size_t bytes) { return detail::frame_cache::take(bytes); }
+        static void operator delete(void *p, std::size_t bytes) noexcept { detail::frame_cache::give(p, bytes); }
         std::coroutine_handle<> continuation;
         std::exception_ptr error;
         std::suspend_always initial_suspend() noexcept { return {}; }

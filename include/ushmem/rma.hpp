@@ -161,6 +161,41 @@ private:
     std::shared_ptr<const detail::pe_counts> spill_;  // several PEs
 };
 
+namespace detail {
+// The heap slots of value_events: freed slots are kept per thread (up to 64 per type) and reused,
+// so that an asynchronous fetch costs no malloc/free in a loop. A slot freed on another thread
+// joins that thread's cache; the cache is freed when its thread ends.
+template <class T> class slot_cache {
+public:
+    static T *take() {
+        auto &c = cache();
+        if (c.n == 0) return new T{};
+        T *p = c.slots[--c.n];
+        *p = T{};
+        return p;
+    }
+    static void give(T *p) noexcept {
+        auto &c = cache();
+        if (c.n < max) c.slots[c.n++] = p;
+        else delete p;
+    }
+
+private:
+    static constexpr int max = 64;
+    struct store {
+        T *slots[max];
+        int n = 0;
+        ~store() {
+            while (n > 0) delete slots[--n];
+        }
+    };
+    static store &cache() noexcept {
+        thread_local store c;
+        return c;
+    }
+};
+} // namespace detail
+
 // The result of an asynchronous fetching atomic. The value lands in a slot on the heap that the
 // event owns, so the event is movable (a std::vector<value_event<T>> of pending fetches works) and
 // the slot stays put while the reply is in flight. get() waits and returns the value; value()
@@ -172,11 +207,11 @@ template <class T> class [[nodiscard]] value_event {
 public:
     using value_type = T;
     template <class Issue>
-    value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1), slot_(new T{}) {
+    value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1), slot_(detail::slot_cache<T>::take()) {
         try {
             issue(slot_);
         } catch (...) {
-            delete slot_;
+            detail::slot_cache<T>::give(slot_);
             throw;
         }
     }
@@ -229,7 +264,7 @@ private:
     void release() noexcept {
         if (slot_ == nullptr) return;
         // (No test once the runtime has ended: the C layer would end the job.)
-        if (done_ || (detail::g_npes > 0 && ev_.test())) delete slot_;
+        if (done_ || (detail::g_npes > 0 && ev_.test())) detail::slot_cache<T>::give(slot_);
         slot_ = nullptr;
     }
     event ev_;
