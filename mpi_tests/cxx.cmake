@@ -53,10 +53,13 @@ foreach(entry IN LISTS USHMEM_CXX_MISUSE_CASES)
                        LABELS "unit;cpp" TIMEOUT 120)
 endforeach()
 
-# The coroutine example of docs/cpp.md (examples/cpp/coro_overlap.cpp) at every PE count and
-# configuration: it checks its own results (exit status).
-add_executable(mpi_cxx_coro_example ${PROJECT_SOURCE_DIR}/examples/cpp/coro_overlap.cpp)
-set_target_properties(mpi_cxx_coro_example PROPERTIES OUTPUT_NAME cxx_coro_example)
-target_include_directories(mpi_cxx_coro_example PRIVATE ${PROJECT_SOURCE_DIR}/include)
-target_link_libraries(mpi_cxx_coro_example PRIVATE ushmem)
-ushmem_mpi_test(cxx_coro_example LABELS cpp)
+# The complete examples of docs/cpp.md for the second step of the API (examples/cpp/: coroutines,
+# composition, dist_array with batches, multi-flag waits) at every PE count and configuration:
+# each checks its own results (exit status).
+foreach(ex coro_overlap compose_fetches dist_histogram wait_flags)
+  add_executable(mpi_cxx_example_${ex} ${PROJECT_SOURCE_DIR}/examples/cpp/${ex}.cpp)
+  set_target_properties(mpi_cxx_example_${ex} PROPERTIES OUTPUT_NAME cxx_example_${ex})
+  target_include_directories(mpi_cxx_example_${ex} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(mpi_cxx_example_${ex} PRIVATE ushmem)
+  ushmem_mpi_test(cxx_example_${ex} LABELS cpp)
+endforeach()

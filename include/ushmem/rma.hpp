@@ -263,9 +263,14 @@ public:
 private:
     void release() noexcept {
         if (slot_ == nullptr) return;
-        // (No test once the runtime has ended: the C layer would end the job.)
-        if (done_ || (detail::g_npes > 0 && ev_.test())) detail::slot_cache<T>::give(slot_);
+        if (done_ || (running() && ev_.test())) detail::slot_cache<T>::give(slot_);
         slot_ = nullptr;
+    }
+    // (No test once the library has ended: the C layer would end the job.)
+    static bool running() noexcept {
+        int on = 0;
+        shmem_query_initialized(&on);
+        return on != 0;
     }
     event ev_;
     T *slot_ = nullptr;
