@@ -6,7 +6,9 @@
 
 #include "cxx_check.h"
 
+#include <array>
 #include <chrono>
+#include <span>
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
@@ -65,12 +67,20 @@ void test_compose() {
     while (!after.test()) {
     }
     CHECK(sent);
+    // Other ranges: a std::array and a std::span of events (copied in).
+    std::array<ushmem::event, 2> pair{ushmem::put_async(data.at(std::size_t(me) * n + 1, right), -6L),
+                                      ushmem::put_async(data.at(std::size_t(me) * n + 2, right), -7L)};
+    auto both = ushmem::when_all(pair);
+    CHECK(both.size() == 2);
+    both.wait(10s);
+    ushmem::when_all(std::span<const ushmem::event>(puts)).wait();
     // The continuation of a when_all over the per-PE puts sees every one complete.
     int joined = 0;
     ushmem::when_all(puts).then([&] { ++joined; }).wait(10s);
     CHECK(joined == 1);
     ushmem::barrier();
     CHECK(data[std::size_t((me + npes - 1) % npes) * n] == -5);
+    CHECK(data[std::size_t((me + npes - 1) % npes) * n + 1] == -6 && data[std::size_t((me + npes - 1) % npes) * n + 2] == -7);
 
     // A moved value_event still receives its reply; a moved-from one is empty.
     auto a = ushmem::fetch_add_async(counter.at(0, 0), 0L);

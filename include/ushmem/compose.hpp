@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <concepts>
 #include <optional>
+#include <ranges>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -296,8 +297,25 @@ private:
 template <completion... Cs> inline all_of<std::remove_cvref_t<Cs>...> when_all(Cs &&...cs) {
     return all_of<std::remove_cvref_t<Cs>...>(std::forward<Cs>(cs)...);
 }
-template <completion C> inline all_of_vector<C> when_all(std::vector<C> v) {
-    return all_of_vector<C>(std::move(v));
+// Over a range of completions (a std::vector, std::array, std::span, ...): its elements are
+// copied in (events), or moved in when the range is an rvalue (required for value_events: pass
+// std::move(vector)); an rvalue std::vector is taken whole.
+template <class R>
+    requires(std::ranges::input_range<R> && completion<std::ranges::range_value_t<R>> &&
+             !completion<std::remove_cvref_t<R>>)
+inline auto when_all(R &&range) {
+    using C = std::ranges::range_value_t<R>;
+    if constexpr (std::is_same_v<std::remove_cvref_t<R>, std::vector<C>> && !std::is_lvalue_reference_v<R>) {
+        return all_of_vector<C>(std::move(range));
+    } else {
+        std::vector<C> v;
+        if constexpr (std::ranges::sized_range<R>) v.reserve(std::ranges::size(range));
+        for (auto &&c : range) {
+            if constexpr (std::is_lvalue_reference_v<R>) v.push_back(c);
+            else v.push_back(std::move(c));
+        }
+        return all_of_vector<C>(std::move(v));
+    }
 }
 
 // event::then and value_event::then (declared with the classes).
