@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <coroutine>
 #include <span>
 #include <cstdio>
 #include <numeric>
@@ -122,6 +123,17 @@ ushmem::task<void> throws_after_await(const ushmem::symmetric<long> &ctr) {
     throw std::runtime_error("from the task");
 }
 
+ushmem::task<int> catches_child(const ushmem::symmetric<long> &ctr) {
+    try {
+        co_await throws_after_await(ctr);
+    } catch (const std::runtime_error &e) {
+        co_return std::string(e.what()) == "from the task" ? 1 : 2;
+    }
+    co_return 0;
+}
+
+ushmem::task<void> foreign_await() { co_await std::suspend_always{}; }
+
 void test_coroutines() {
     const std::size_t n = 64;
     ushmem::symmetric<long> data(n);
@@ -159,6 +171,18 @@ void test_coroutines() {
         caught = std::string(e.what()) == "from the task";
     }
     CHECK(caught);
+
+    // A child's exception reaches the parent's co_await.
+    CHECK(ushmem::sync_wait(catches_child(ctr)) == 1);
+    // A task suspended on an awaitable the driver does not know: run() says so.
+    bool refused = false;
+    try {
+        ushmem::sync_wait(foreign_await());
+    } catch (const ushmem::invalid_argument &e) {
+        refused = std::string(e.what()).find("a task is suspended on something other than a ushmem completion") !=
+                  std::string::npos;
+    }
+    CHECK(refused);
 
     // co_await outside a driver (a task resumed by hand): waits in place.
     auto lone = sum_remote(data, right, n, work);
