@@ -190,16 +190,14 @@ public:
             // C program would call), not one quiet per event.
             const shmem_ctx_t ctx = std::get<0>(parts_).context();
             int pes[sizeof...(Cs)];
-            const bool simple = std::apply(
-                [&](const auto &...c) {
-                    int i = 0;
-                    return ((c.context() == ctx && c.counted() && c.pes().size() == 1 && ((pes[i++] = c.pe()), true)) && ...);
-                },
-                parts_);
+            const bool simple = gather(pes, ctx, std::index_sequence_for<Cs...>());
             std::size_t n = 0;  // distinct PEs, in pes[0, n)
             if (simple)
-                for (std::size_t i = 0; i < sizeof...(Cs); ++i)
-                    if (std::find(pes, pes + n, pes[i]) == pes + n) pes[n++] = pes[i];
+                for (std::size_t i = 0; i < sizeof...(Cs); ++i) {
+                    std::size_t j = 0;
+                    while (j < n && pes[j] != pes[i]) ++j;
+                    if (j == n) pes[n++] = pes[i];
+                }
             if (!simple) std::apply([](const auto &...c) { (c.wait(), ...); }, parts_);
             else if (ctx == SHMEM_CTX_DEFAULT) shmem_pe_quiet(pes, n);
             else shmem_ctx_pe_quiet(ctx, pes, n);
@@ -235,6 +233,11 @@ public:
     }
 
 private:
+    // Each part's PE into pes[], when every part is an event to one PE on `ctx`.
+    template <std::size_t... I>
+    bool gather(int *pes, shmem_ctx_t ctx, std::index_sequence<I...>) const {
+        return ((std::get<I>(parts_).context() == ctx && (pes[I] = std::get<I>(parts_).pe()) >= 0) && ...);
+    }
     std::tuple<Cs...> parts_;
     mutable bool done_ = false;
 };
