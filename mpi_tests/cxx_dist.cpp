@@ -58,6 +58,9 @@ void test_world(std::size_t n) {
         ++checked;
     });
     CHECK(checked == last - first);
+    auto bin0 = a.fetch_add_async(0, 0L);  // asynchronous, by index
+    CHECK(bin0.get(10s) == 1 + long(npes) * (npes + 1) / 2);
+    CHECK(ushmem::load(a.at(n - 1)) == 1);  // at(): any atomic on the owner's element
     ushmem::barrier();
 
     // Bulk: PE me writes the range [me * 5, me * 5 + k) (it crosses owners when block is small),

