@@ -123,6 +123,8 @@ void rma_mode() {
     std::unique_ptr<ushmem::value_event<long>> f;
     for (std::size_t i = 0; i < n; ++i) src[i] = long(i) * 3 + 1;
     long one = 7, got_one = -1;
+    ushmem::dist_array<long> spread(4 * std::size_t(npes));  // indices 4..7 on PE 1
+    std::vector<long> window(4, -1);
 
     // 1. Every bounded wait on operations to a computing PE 1 times out naming it; released, the
     //    operations complete (their buffers were kept) and the data is there.
@@ -155,6 +157,7 @@ void rma_mode() {
             w.wait(1ms);
         });
         expect_timeout("co_await within", 1, [&] { (void)ushmem::sync_wait(fetch_within(ctr.at(0, 1), 1ms)); });
+        expect_timeout("dist_array::get", 1, [&] { spread.get(4, window, 1ms); });
         // A batch: 3 puts and a get to PE 1, 2 puts to PE 2 (waiting in a barrier, so it
         // progresses), one to this PE. Only PEs 1 and 2 can be listed, each with its own count;
         // PE 1 must be.
@@ -226,11 +229,11 @@ void rma_mode() {
                            .get(30s);
             CHECK(v == 6);
             CHECK(ushmem::sync_wait(fetch_within(ctr.at(1, 1), 30s)) == 33);
-            // The replies counter behind pe_progress::completed: 17 gets and fetching atomics went
-            // to PE 1 through UCX (8 above, 9 here), all complete now.
+            // The replies counter behind pe_progress::completed: 18 gets and fetching atomics went
+            // to PE 1 through UCX (9 above, 9 here), all complete now.
             std::uint64_t issued = 0, done = 0;
             shmemx_ctx_pe_replies(SHMEM_CTX_DEFAULT, 1, &issued, &done);
-            CHECK(issued == 17 && done == 17);
+            CHECK(issued == 18 && done == 18);
         } catch (const std::exception &e) {
             std::fprintf(stderr, "PE %d: bounded call failed with every PE taking part: %s\n", me, e.what());
             ++failures;
