@@ -4,6 +4,16 @@
 //   get      8-byte blocking get      shmem_getmem            vs ushmem::get(sym_ptr)
 //   fadd     fetch_add on a long      shmem_long_atomic_fetch_add vs ushmem::fetch_add
 //   put_nbi  8-byte put + completion  shmem_putmem_nbi + shmem_pe_quiet vs put_async(...).wait()
+//   put_val  element put + completion shmem_putmem + shmem_pe_quiet vs put_async(sym_ptr, v).wait()
+//   fadd_nbi async fetch_add, waited   shmem_atomic_fetch_add_nbi + shmem_pe_quiet vs
+//                                      fetch_add_async(...).get() (its heap slot included)
+//   add8     8 non-fetching adds + completion: 8 shmem_atomic_add + shmem_pe_quiet vs a batch of
+//            8 add() built once, submit().wait()
+//   when_all 2 puts + completion       2 shmem_putmem_nbi + shmem_pe_quiet vs
+//                                      when_all(put_async, put_async).wait()
+//   then     put + completion + f      shmem_putmem_nbi + shmem_pe_quiet + f vs put_async(...).then(f).wait()
+//   co_await put + completion in a coroutine: shmem_putmem_nbi + shmem_pe_quiet vs
+//            sync_wait(a task<> that co_awaits put_async) (its frame allocation included)
 // Output: 'RESULT test=<op>_<c|cxx> size=8 np=2 value=<ns/op> unit=ns best=<ns/op> iters=.. reps=..
 // lib=ushmem api=<c|cxx>' and 'RESULT test=<op>_overhead ... value=<cxx-c ns>' (from the best of
 // each). --smoke: a few iterations, no timing claim.
@@ -54,8 +64,14 @@ int main(int argc, char **argv) {
     auto first = buf.on(peer).subspan(0, 1);  // views are made once, like the C pointers
     volatile long sink = 0;
 
-    const char *names[] = {"put", "get", "fadd", "put_nbi"};
-    result res[4];
+    const char *names[] = {"put", "get", "fadd", "put_nbi", "put_val", "fadd_nbi", "add8", "when_all", "then", "co_await"};
+    constexpr int nres = 10;
+    result res[nres];
+    auto counter2 = buf.at(16, peer);
+    ushmem::batch adds;
+    for (std::size_t k = 0; k < 8; ++k) adds.add(buf.at(24 + k, peer), 1L);
+    auto second = buf.on(peer).subspan(1, 1);
+    long thens = 0;
     if (me == 0) {
         for (int r = 0; r < reps; ++r) {
             // Alternate C and C++ within each repetition so that drift affects both alike.
@@ -78,10 +94,54 @@ int main(int argc, char **argv) {
             res[3].cxx.push_back(ns_per_op(iters, [&](long i) {
                 ushmem::put_async(first, std::span<const long>(&i, 1)).wait();
             }));
+            res[4].c.push_back(ns_per_op(iters, [&](long i) {
+                shmem_putmem(cbuf, &i, sizeof(long), peer);
+                shmem_pe_quiet(&peer, 1);
+            }));
+            res[4].cxx.push_back(ns_per_op(iters, [&](long i) { ushmem::put_async(target, i).wait(); }));
+            res[5].c.push_back(ns_per_op(iters, [&](long) {
+                long v;
+                shmem_atomic_fetch_add_nbi(&v, cbuf + 16, 1L, peer);
+                shmem_pe_quiet(&peer, 1);
+                sink = sink + v;
+            }));
+            res[5].cxx.push_back(ns_per_op(iters, [&](long) { sink = sink + ushmem::fetch_add_async(counter2, 1L).get(); }));
+            res[6].c.push_back(ns_per_op(iters, [&](long) {
+                for (int k = 0; k < 8; ++k) shmem_atomic_add(cbuf + 24 + k, 1L, peer);
+                shmem_pe_quiet(&peer, 1);
+            }));
+            res[6].cxx.push_back(ns_per_op(iters, [&](long) { adds.submit().wait(); }));
+            res[7].c.push_back(ns_per_op(iters, [&](long i) {
+                shmem_putmem_nbi(cbuf, &i, sizeof(long), peer);
+                shmem_putmem_nbi(cbuf + 1, &i, sizeof(long), peer);
+                shmem_pe_quiet(&peer, 1);
+            }));
+            res[7].cxx.push_back(ns_per_op(iters, [&](long i) {
+                ushmem::when_all(ushmem::put_async(first, std::span<const long>(&i, 1)),
+                                 ushmem::put_async(second, std::span<const long>(&i, 1)))
+                    .wait();
+            }));
+            res[8].c.push_back(ns_per_op(iters, [&](long i) {
+                shmem_putmem_nbi(cbuf, &i, sizeof(long), peer);
+                shmem_pe_quiet(&peer, 1);
+                ++thens;
+            }));
+            res[8].cxx.push_back(ns_per_op(iters, [&](long i) {
+                ushmem::put_async(first, std::span<const long>(&i, 1)).then([&] { ++thens; }).wait();
+            }));
+            res[9].c.push_back(ns_per_op(iters, [&](long i) {
+                shmem_putmem_nbi(cbuf, &i, sizeof(long), peer);
+                shmem_pe_quiet(&peer, 1);
+            }));
+            res[9].cxx.push_back(ns_per_op(iters, [&](long i) {
+                ushmem::sync_wait([](ushmem::sym_span<long> dst, long v) -> ushmem::task<> {
+                    co_await ushmem::put_async(dst, std::span<const long>(&v, 1));
+                }(first, i));
+            }));
         }
         std::printf("INFO impl=ushmem-cxx npes=%d direct=%d iters=%ld reps=%d\n", npes,
                     shmemx_pe_is_direct(peer), iters, reps);
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < nres; ++k) {
             std::printf("RESULT test=%s_c size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=c\n",
                         names[k], median(res[k].c), best(res[k].c), iters, reps);
             std::printf("RESULT test=%s_cxx size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=cxx\n",
@@ -91,14 +151,24 @@ int main(int argc, char **argv) {
                         iters, reps);
         }
     }
+    int status = 0;
+    if (me == 0 && thens != 2L * iters * reps) {
+        std::fprintf(stderr, "CHECK FAILED pe=0 test=then: %ld continuations, want %ld\n", thens, 2L * iters * reps);
+        status = 1;
+    }
     ushmem::barrier();
     if (me == 1) {
         long want = 2L * iters * reps;
-        if (buf[8] != want) {
-            std::fprintf(stderr, "CHECK FAILED pe=1 test=fadd: got %ld want %ld\n", buf[8], want);
-            return 1;
+        if (buf[8] != want || buf[16] != want) {
+            std::fprintf(stderr, "CHECK FAILED pe=1 test=fadd/fadd_nbi: got %ld, %ld want %ld\n", buf[8], buf[16], want);
+            status = 1;
         }
+        for (int k = 0; k < 8; ++k)
+            if (buf[24 + k] != want) {
+                std::fprintf(stderr, "CHECK FAILED pe=1 test=add8: got %ld want %ld\n", buf[24 + k], want);
+                status = 1;
+            }
     }
-    ushmem::barrier();
-    return 0;
+    ushmem::barrier();  // (the status is each PE's own: both reach this barrier)
+    return status;
 }

@@ -1827,6 +1827,7 @@ void pshmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *s
 void pshmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
 void pshmemx_init_comm(const void *mpi_comm);
 int pshmemx_pe_is_direct(int pe);
+int pshmemx_progress_thread_running(void);
 size_t pshmemx_heap_page_size(void);
 size_t pshmemx_info(int json, int header, char *buf, size_t len);
 size_t pshmemx_last_error(char *buf, size_t len);

@@ -16,6 +16,10 @@ void shmemx_init_comm(const void *mpi_comm);
 /* 1 when `pe` is reached by direct load/store on this node, 0 when through UCX. */
 int shmemx_pe_is_direct(int pe);
 
+/* 1 when this PE runs ushmem's progress thread (USHMEM_PROGRESS_THREAD, decided at
+ * initialisation), 0 otherwise. */
+int shmemx_progress_thread_running(void);
+
 /* Page size, in bytes, actually backing this PE's symmetric heap. */
 size_t shmemx_heap_page_size(void);
 

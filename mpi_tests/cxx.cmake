@@ -7,7 +7,7 @@ function(ushmem_cxx_program prog)
   target_link_libraries(mpi_${prog} PRIVATE ushmem ${ARGN})
 endfunction()
 
-foreach(prog cxx_api cxx_unwind)
+foreach(prog cxx_api cxx_unwind cxx_compose cxx_dist cxx_ops)
   ushmem_cxx_program(${prog})
   ushmem_mpi_test(${prog} LABELS cpp)
 endforeach()
@@ -23,4 +23,43 @@ ushmem_mpi_test(cxx_timeout_rma PROGRAM cxx_timeout ARGS rma NP 2 4 CONFIGS tcp
                 ENV USHMEM_PROGRESS_THREAD=off LABELS cpp)
 foreach(mode coll world_barrier world_alloc world_free)
   ushmem_mpi_test(cxx_timeout_${mode} PROGRAM cxx_timeout ARGS ${mode} NP 2 4 LABELS cpp)
+endforeach()
+
+# Misuse that must not compile (mpi_tests/cxx_misuse.cpp): each case is compiled on its own
+# (-fsyntax-only) and passes when the compiler's output carries the API's message; the control
+# (no case) must compile, so that a case fails for its misuse, not for a broken include path.
+set(USHMEM_CXX_MISUSE_CASES
+  "put_double_into_int|the value's type would be converted with loss to the element type"
+  "put_long_into_int|the value's type would be converted with loss to the element type"
+  "fetch_add_double_into_long|the value's type would be converted with loss to the element type"
+  "sym_ptr_put_double|the value's type would be converted with loss to the element type"
+  "batch_add_double|the value's type would be converted with loss to the element type"
+  "reduce_bit_and_double|reduce<bit_and/bit_or/bit_xor> needs an unsigned or fixed-width integer"
+  "fetch_add_double_type|atomic fetch_add is not supported for this type"
+  "translate_as_int|std::optional<int>")
+set(misuse_cmd ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I${PROJECT_SOURCE_DIR}/include)
+add_test(NAME cxx_misuse.control COMMAND ${misuse_cmd} ${CMAKE_CURRENT_SOURCE_DIR}/cxx_misuse.cpp)
+set_tests_properties(cxx_misuse.control PROPERTIES LABELS "unit;cpp" TIMEOUT 120)
+foreach(entry IN LISTS USHMEM_CXX_MISUSE_CASES)
+  string(FIND "${entry}" "|" bar)
+  string(SUBSTRING "${entry}" 0 ${bar} case)
+  math(EXPR from "${bar} + 1")
+  string(SUBSTRING "${entry}" ${from} -1 message)
+  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" regex "${message}")
+  add_test(NAME cxx_misuse.${case}
+           COMMAND ${misuse_cmd} -DMISUSE_${case} ${CMAKE_CURRENT_SOURCE_DIR}/cxx_misuse.cpp)
+  # Passes on the message alone (the compiler's status is then non-zero by construction).
+  set_tests_properties(cxx_misuse.${case} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}"
+                       LABELS "unit;cpp" TIMEOUT 120)
+endforeach()
+
+# The complete examples of docs/cpp.md for the second step of the API (examples/cpp/: coroutines,
+# composition, dist_array with batches, multi-flag waits) at every PE count and configuration:
+# each checks its own results (exit status).
+foreach(ex coro_overlap compose_fetches dist_histogram wait_flags)
+  add_executable(mpi_cxx_example_${ex} ${PROJECT_SOURCE_DIR}/examples/cpp/${ex}.cpp)
+  set_target_properties(mpi_cxx_example_${ex} PROPERTIES OUTPUT_NAME cxx_example_${ex})
+  target_include_directories(mpi_cxx_example_${ex} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(mpi_cxx_example_${ex} PRIVATE ushmem)
+  ushmem_mpi_test(cxx_example_${ex} LABELS cpp)
 endforeach()

@@ -3,16 +3,19 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 // Events are cheap: a context, one PE with its operation counts inline (no allocation), and a
 // shared pointer used only by batches to several PEs; copying one never throws.
 static_assert(sizeof(ushmem::event) <= 5 * sizeof(void *));
 static_assert(std::is_nothrow_copy_constructible_v<ushmem::event>);
 static_assert(std::is_nothrow_move_constructible_v<ushmem::event>);
-static_assert(sizeof(ushmem::value_event<long>) <= 6 * sizeof(void *));
-// value_event holds the fetched value: it must not move while the operation is in flight.
-static_assert(!std::is_move_constructible_v<ushmem::value_event<long>>);
+static_assert(sizeof(ushmem::value_event<long>) <= 7 * sizeof(void *));  // event, slot, done flag
+// value_event owns a heap slot for the fetched value: it moves (vectors of pending fetches), the
+// slot does not.
+static_assert(std::is_nothrow_move_constructible_v<ushmem::value_event<long>>);
 static_assert(!std::is_copy_constructible_v<ushmem::value_event<long>>);
 // Remote views are small values.
 static_assert(sizeof(ushmem::sym_ptr<double>) == 2 * sizeof(void *));
@@ -24,6 +27,32 @@ static_assert(std::is_nothrow_move_constructible_v<ushmem::symmetric<int>>);
 static_assert(!std::is_copy_constructible_v<ushmem::team>);
 static_assert(std::is_nothrow_move_constructible_v<ushmem::team>);
 // [[nodiscard]]-returning functions: checked by the compiler (-Werror).
+
+// Stored values: what converts without loss by its type passes, the rest is refused (the refusal
+// itself, a static_assert, is tested by the cxx_misuse.* compile-fail tests).
+static_assert(ushmem::detail::storable_as<int, int>);
+static_assert(ushmem::detail::storable_as<int, long>);           // an int literal into a long
+static_assert(ushmem::detail::storable_as<int, unsigned long>);  // -1 for a wrapping add
+static_assert(ushmem::detail::storable_as<int, double>);
+static_assert(ushmem::detail::storable_as<float, double>);
+static_assert(!ushmem::detail::storable_as<double, int>);        // put(int_array.at(...), 3.7)
+static_assert(!ushmem::detail::storable_as<double, float>);
+static_assert(!ushmem::detail::storable_as<long, int>);
+static_assert(!ushmem::detail::storable_as<bool, int>);
+// Completions and the values of their compositions.
+static_assert(ushmem::completion<ushmem::event> && ushmem::completion<ushmem::value_event<long>>);
+static_assert(!ushmem::completion<int>);
+using joined = decltype(ushmem::when_all(std::declval<ushmem::event>(), std::declval<ushmem::value_event<long>>(),
+                                         std::declval<ushmem::value_event<double>>()));
+static_assert(std::is_same_v<joined::value_type, std::tuple<long, double>>);
+static_assert(std::is_void_v<decltype(ushmem::when_all(std::declval<ushmem::event>()))::value_type>);
+static_assert(std::is_same_v<decltype(ushmem::when_all(std::declval<std::vector<ushmem::value_event<int>>>()))::value_type,
+                             std::vector<int>>);
+static_assert(std::is_same_v<decltype(std::declval<ushmem::value_event<long>>().then([](long v) { return v * 0.5; }))::value_type,
+                             double>);
+// Reduction tables: bit_and has no double.
+static_assert(!ushmem::reduce_bitwise_type<double> && ushmem::reduce_bitwise_type<unsigned long>);
+static_assert(ushmem::reduce_arith_type<double> && ushmem::reduce_minmax_type<int>);
 
 // Error hierarchy.
 static_assert(std::is_base_of_v<std::system_error, ushmem::error>);
@@ -202,4 +231,20 @@ TEST(CxxEvents, CountsPerPe) {
     EXPECT_EQ(e3.fetches(1), 1u);
     ushmem::event copy = e3;  // shares the counts
     EXPECT_EQ(copy.pes().data(), e3.pes().data());
+}
+
+// when_all's timeout: the pending PEs of its parts merged, counts summed per PE, not_counted kept.
+TEST(CxxCompose, MergePending) {
+    using p = ushmem::pe_progress;
+    std::vector<p> into{{1, 1, 0}, {2, 3, 1}};
+    const std::vector<p> more{{1, 2, 1}, {3, 1, 0}, {2, p::not_counted, 0}};
+    ushmem::detail::merge_pending(into, more);
+    ASSERT_EQ(into.size(), 3u);
+    EXPECT_EQ(into[0].pe, 1);
+    EXPECT_EQ(into[0].issued, 3u);
+    EXPECT_EQ(into[0].completed, 1u);
+    EXPECT_EQ(into[1].pe, 2);
+    EXPECT_EQ(into[1].issued, p::not_counted);
+    EXPECT_EQ(into[2].pe, 3);
+    EXPECT_EQ(into[2].issued, 1u);
 }

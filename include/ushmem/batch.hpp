@@ -35,25 +35,83 @@ public:
     // Raw forms: `dest`/`src` are symmetric addresses as seen on this PE.
     template <class T> std::size_t put(int pe, T *dest, const T *src, std::size_t n) {
         validate(pe, dest, n * sizeof(T), alignof(T), src, "put");
-        return push({&issue_put, pe, dest, const_cast<T *>(src), n * sizeof(T), {}, {}});
+        return push({&issue_put, pe, dest, const_cast<T *>(src), n * sizeof(T), {}, {}, 0, false});
     }
     template <class T> std::size_t get(int pe, T *dest, const T *src, std::size_t n) {
         validate(pe, src, n * sizeof(T), alignof(T), dest, "get");
-        return push({&issue_get, pe, const_cast<T *>(src), dest, n * sizeof(T), {}, {}});
+        return push({&issue_get, pe, const_cast<T *>(src), dest, n * sizeof(T), {}, {}, 0, true});
     }
     template <class T> std::size_t put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src) {
         if (src.size() > dst.size()) [[unlikely]]
             fail(ops_.size(), "put", "source larger than destination");
         return put(dst.pe(), dst.data(), src.data(), src.size());
     }
-    template <class T> std::size_t get(std::span<T> dst, sym_span<T> src) {
+    // dst: a std::span, std::vector, std::array... of T (symmetric with put).
+    template <class T> std::size_t get(std::type_identity_t<std::span<T>> dst, sym_span<T> src) {
         if (src.size() > dst.size()) [[unlikely]]
             fail(ops_.size(), "get", "source larger than destination");
         return get(src.pe(), dst.data(), src.data(), src.size());
     }
 
+    // One element, from a value: the value is copied at once (a put that returns when its
+    // source is reusable), so it need not outlive the call; complete at the target with the event.
+    template <class T> std::size_t put(sym_ptr<T> dst, value_of<T> v) {
+        validate(dst.pe(), dst.address(), sizeof(T), alignof(T), &v.v, "put");
+        op o{&issue_put_value, dst.pe(), dst.address(), nullptr, sizeof(T), {}, {}, 0, false};
+        if constexpr (sizeof(T) <= sizeof(o.a)) {
+            std::memcpy(o.a, &v.v, sizeof(T));
+        } else {
+            static_assert(sizeof(T) <= sizeof(o.a), "ushmem: batch::put of one element takes at most 8 bytes; "
+                                                    "use put(sym_span, span)");
+        }
+        return push(o);
+    }
+    // Put, then update the signal word `sig` (on the same PE) once the data has arrived
+    // (shmem_putmem_signal_nbi).
+    template <class T>
+    std::size_t put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>> src, sym_ptr<std::uint64_t> sig,
+                           std::uint64_t value, signal_op sop = signal_op::set) {
+        if (src.size() > dst.size()) [[unlikely]]
+            fail(ops_.size(), "put_signal", "source larger than destination");
+        if (sig.pe() != dst.pe()) [[unlikely]]
+            fail(ops_.size(), "put_signal",
+                 "signal on PE " + std::to_string(sig.pe()) + ", data to PE " + std::to_string(dst.pe()));
+        validate(dst.pe(), dst.data(), src.size_bytes(), alignof(T), src.data(), "put_signal");
+        validate(sig.pe(), sig.address(), sizeof(std::uint64_t), sizeof(std::uint64_t), &value, "put_signal");
+        // The signal address and operation ride in the operand slots.
+        op o{&issue_put_signal, dst.pe(), dst.data(), const_cast<T *>(src.data()), src.size_bytes(), {}, {}, 0, false};
+        std::uint64_t *sa = sig.address();
+        static_assert(sizeof(sa) <= sizeof(o.a));
+        std::memcpy(o.a, &sa, sizeof(sa));
+        std::memcpy(o.b, &value, sizeof(value));
+        o.sig_op = int(sop);
+        return push(o);
+    }
+
+    // Non-fetching atomics: nothing comes back, no result slot (complete at the target with the
+    // event, as puts).
+    template <class T> std::size_t add(sym_ptr<T> p, value_of<T> v) {
+        static_assert(amo_std_type<T>, "ushmem: add is not supported for this type");
+        return amo<T>(p, &dummy<T>, v, v, "add", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_add(c, static_cast<T *>(o.remote), arg<T>(o.a), o.pe);
+        }, false);
+    }
+    template <class T> std::size_t inc(sym_ptr<T> p) {
+        static_assert(amo_std_type<T>, "ushmem: inc is not supported for this type");
+        return amo<T>(p, &dummy<T>, T{}, T{}, "inc", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_inc(c, static_cast<T *>(o.remote), o.pe);
+        }, false);
+    }
+    // Atomic store (shmem_atomic_set).
+    template <class T> std::size_t set(sym_ptr<T> p, value_of<T> v) {
+        static_assert(amo_ext_type<T>, "ushmem: set is not supported for this type");
+        return amo<T>(p, &dummy<T>, v, v, "set", [](const op &o, shmem_ctx_t c) {
+            shmem_atomic_set(c, static_cast<T *>(o.remote), arg<T>(o.a), o.pe);
+        }, false);
+    }
+
     // Fetching atomics: the old value is written to *result when the event completes.
-    template <class T> std::size_t fetch_add(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+    template <class T> std::size_t fetch_add(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_std_type<T>, "ushmem: fetch_add is not supported for this type");
         return amo<T>(p, result, v, v, "fetch_add", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_fetch_add_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
@@ -61,7 +119,7 @@ public:
         });
     }
     template <class T>
-    std::size_t compare_swap(sym_ptr<T> p, std::type_identity_t<T> cond, std::type_identity_t<T> v,
+    std::size_t compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                              T *result) {
         static_assert(amo_std_type<T>, "ushmem: compare_swap is not supported for this type");
         return amo<T>(p, result, cond, v, "compare_swap", [](const op &o, shmem_ctx_t c) {
@@ -69,7 +127,7 @@ public:
                                           arg<T>(o.a), arg<T>(o.b), o.pe);
         });
     }
-    template <class T> std::size_t swap(sym_ptr<T> p, std::type_identity_t<T> v, T *result) {
+    template <class T> std::size_t swap(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_ext_type<T>, "ushmem: swap is not supported for this type");
         return amo<T>(p, result, v, v, "swap", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
@@ -106,7 +164,10 @@ private:
         std::size_t bytes;
         unsigned char a[8];
         unsigned char b[8];
+        int sig_op = 0;     // put_signal: signal_op
+        bool fetch = true;  // a get or fetching atomic (counted for pe_progress::completed)
     };
+    template <class T> static inline T dummy{};  // the unused result slot of non-fetching atomics
     template <class T> static T arg(const unsigned char *raw) {
         T v;
         std::memcpy(&v, raw, sizeof(T));
@@ -114,6 +175,16 @@ private:
     }
     static void issue_put(const op &o, shmem_ctx_t c) {
         shmem_ctx_putmem_nbi(c, o.remote, o.local, o.bytes, o.pe);
+    }
+    static void issue_put_value(const op &o, shmem_ctx_t c) {
+        shmem_ctx_putmem(c, o.remote, o.a, o.bytes, o.pe);
+    }
+    static void issue_put_signal(const op &o, shmem_ctx_t c) {
+        std::uint64_t *sig;
+        std::uint64_t value;
+        std::memcpy(&sig, o.a, sizeof(sig));
+        std::memcpy(&value, o.b, sizeof(value));
+        shmem_ctx_putmem_signal_nbi(c, o.remote, o.local, o.bytes, sig, value, o.sig_op, o.pe);
     }
     static void issue_get(const op &o, shmem_ctx_t c) {
         shmem_ctx_getmem_nbi(c, o.local, o.remote, o.bytes, o.pe);
@@ -141,17 +212,17 @@ private:
         }
         const std::size_t i = std::size_t(slot_[pe]);
         ++counts_.issued[i];
-        if (o.issue != &issue_put) ++counts_.fetches[i];  // gets and the fetching atomics
+        if (o.fetch) ++counts_.fetches[i];  // gets and the fetching atomics
         spill_.reset();
         return ops_.size() - 1;
     }
     template <class T>
     std::size_t amo(sym_ptr<T> p, T *result, T a, T b, const char *kind,
-                    void (*issue)(const op &, shmem_ctx_t)) {
+                    void (*issue)(const op &, shmem_ctx_t), bool fetch = true) {
         static_assert(sizeof(T) <= 8);
         if (result == nullptr) fail(ops_.size(), kind, "null result pointer");
         validate(p.pe(), p.address(), sizeof(T), sizeof(T), result, kind);
-        op o{issue, p.pe(), p.address(), result, sizeof(T), {}, {}};
+        op o{issue, p.pe(), p.address(), result, sizeof(T), {}, {}, 0, fetch};
         std::memcpy(o.a, &a, sizeof(T));
         std::memcpy(o.b, &b, sizeof(T));
         return push(o);

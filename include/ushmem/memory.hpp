@@ -267,9 +267,9 @@ public:
         else shmem_ctx_getmem(ctx, &v, p_, sizeof(T), pe_);
         return v;
     }
-    void put(const T &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
-        if (ctx == SHMEM_CTX_DEFAULT) shmem_putmem(p_, &v, sizeof(T), pe_);
-        else shmem_ctx_putmem(ctx, p_, &v, sizeof(T), pe_);
+    void put(detail::value_arg<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
+        if (ctx == SHMEM_CTX_DEFAULT) shmem_putmem(p_, &v.v, sizeof(T), pe_);
+        else shmem_ctx_putmem(ctx, p_, &v.v, sizeof(T), pe_);
     }
 
 private:
@@ -312,7 +312,7 @@ public:
     }
     sym_ptr<T> begin_ptr() const noexcept { return {detail::unchecked, p_, pe_}; }
     T get(std::size_t i, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const { return (*this)[i].get(ctx); }
-    void put(std::size_t i, const T &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
+    void put(std::size_t i, detail::value_arg<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) const {
         (*this)[i].put(v, ctx);
     }
 

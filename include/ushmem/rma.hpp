@@ -11,6 +11,8 @@
 
 namespace ushmem {
 
+template <class Src, class F> class then_event;  // compose.hpp
+
 namespace detail {
 // The operations an event issued, per target PE, for events to several PEs (batches): all of
 // them, and the gets and fetching atomics among them, whose completion the transport reports one
@@ -20,6 +22,17 @@ struct pe_counts {
     std::vector<int> pes;
     std::vector<std::size_t> issued, fetches;
 };
+// The advice of a timed-out wait for operations: they stay in flight; and, when no progress thread
+// runs, that over an emulated transport the target must progress.
+inline std::string timeout_remedy() {
+    return shmemx_progress_thread_running()
+               ? "They stay in flight: keep their buffers valid until a later wait or quiet completes "
+                 "them. The progress thread runs: the target PE may be stopped, or its transport "
+                 "overloaded"
+               : "They stay in flight: keep their buffers valid until a later wait or quiet completes "
+                 "them. Over an emulated transport (UCX_TLS=tcp) the target PE must progress: enable "
+                 "USHMEM_PROGRESS_THREAD";
+}
 // The number of PEs in `ctx`'s team (its PE numbering).
 inline int ctx_npes(shmem_ctx_t ctx) {
     shmem_team_t t = SHMEM_TEAM_WORLD;
@@ -78,6 +91,8 @@ public:
         const std::span<const int> p = pes();
         return shmemx_ctx_pe_test(ctx_, n_ ? p.data() : nullptr, p.size(), nullptr) != 0;
     }
+    // A completion that runs f() once this one is complete (compose.hpp).
+    template <class F> then_event<event, std::decay_t<F>> then(F &&f) const;
     void wait(wait_limit limit) const { wait(limit, "event::wait"); }
     // The same, naming `routine` in the timeout message (the bounded calls built on events).
     void wait(wait_limit limit, const char *routine) const {
@@ -137,9 +152,7 @@ private:
         throw timeout_error(std::move(pending), elapsed,
                             std::string("ushmem: ") + routine + " on PE " + std::to_string(shmem_my_pe()) +
                                 ": operations not complete before the deadline",
-                            "They stay in flight: keep their buffers valid until a later wait or "
-                            "quiet completes them. Over an emulated transport (UCX_TLS=tcp) the "
-                            "target PE must progress: enable USHMEM_PROGRESS_THREAD");
+                            detail::timeout_remedy());
     }
     shmem_ctx_t ctx_ = SHMEM_CTX_DEFAULT;
     int n_ = 0;  // PEs counted (0: the whole context)
@@ -148,34 +161,120 @@ private:
     std::shared_ptr<const detail::pe_counts> spill_;  // several PEs
 };
 
-// The result of an asynchronous fetching atomic: the value lands in the event itself, so the
-// event is neither copyable nor movable (bind it with `auto e = fetch_add_async(...)`, which
-// constructs it in place). get() waits and returns the value.
-template <class T> class [[nodiscard]] value_event {
+namespace detail {
+// The heap slots of value_events: freed slots are kept per thread (up to 64 per type) and reused,
+// so that an asynchronous fetch costs no malloc/free in a loop. A slot freed on another thread
+// joins that thread's cache; the cache is freed when its thread ends.
+template <class T> class slot_cache {
 public:
-    template <class Issue> value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1) {
-        issue(&value_);
+    static T *take() {
+        auto &c = cache();
+        if (c.n == 0) return new T{};
+        T *p = c.slots[--c.n];
+        *p = T{};
+        return p;
     }
-    value_event(const value_event &) = delete;
-    value_event &operator=(const value_event &) = delete;
-    int pe() const noexcept { return ev_.pe(); }
-    void wait() const { ev_.wait(); }
-    bool test() const { return ev_.test(); }
-    T get() const {
-        ev_.wait();
-        return value_;
-    }
-    // timeout_error (naming the PE) when not complete within `limit`. The operation then stays
-    // in flight and its reply lands in this object later: keep it alive until wait() or a quiet.
-    void wait(wait_limit limit, const char *routine = "value_event::wait") const { ev_.wait(limit, routine); }
-    T get(wait_limit limit, const char *routine = "value_event::get") const {
-        ev_.wait(limit, routine);
-        return value_;
+    static void give(T *p) noexcept {
+        auto &c = cache();
+        if (c.n < max) c.slots[c.n++] = p;
+        else delete p;
     }
 
 private:
+    static constexpr int max = 64;
+    struct store {
+        T *slots[max];
+        int n = 0;
+        ~store() {
+            while (n > 0) delete slots[--n];
+        }
+    };
+    static store &cache() noexcept {
+        thread_local store c;
+        return c;
+    }
+};
+} // namespace detail
+
+// The result of an asynchronous fetching atomic. The value lands in a slot on the heap that the
+// event owns, so the event is movable (a std::vector<value_event<T>> of pending fetches works) and
+// the slot stays put while the reply is in flight. get() waits and returns the value; value()
+// returns it without waiting, once the event is known complete (test() true, or after a wait).
+// Destroyed before it was known complete (a timed-out get, an event never waited), the event
+// tests its operation once: complete, the slot is freed; still in flight, the slot is leaked, so
+// that the late reply writes into nothing live.
+template <class T> class [[nodiscard]] value_event {
+public:
+    using value_type = T;
+    template <class Issue>
+    value_event(shmem_ctx_t ctx, int pe, Issue &&issue) : ev_(ctx, pe, 1, 1), slot_(detail::slot_cache<T>::take()) {
+        try {
+            issue(slot_);
+        } catch (...) {
+            detail::slot_cache<T>::give(slot_);
+            throw;
+        }
+    }
+    value_event(const value_event &) = delete;
+    value_event &operator=(const value_event &) = delete;
+    value_event(value_event &&o) noexcept
+        : ev_(std::move(o.ev_)), slot_(std::exchange(o.slot_, nullptr)), done_(o.done_) {}
+    value_event &operator=(value_event &&o) noexcept {
+        if (this != &o) {
+            release();
+            ev_ = std::move(o.ev_);
+            slot_ = std::exchange(o.slot_, nullptr);
+            done_ = o.done_;
+        }
+        return *this;
+    }
+    ~value_event() { release(); }
+
+    int pe() const noexcept { return ev_.pe(); }
+    // The completion it waits on (a per-PE quiet of the target).
+    const event &completion() const noexcept { return ev_; }
+    void wait() const {
+        ev_.wait();
+        done_ = true;
+    }
+    bool test() const {
+        if (!done_ && ev_.test()) done_ = true;
+        return done_;
+    }
+    T get() const {
+        wait();
+        return *slot_;
+    }
+    // A completion that runs f(value) once this one is complete (compose.hpp); moves the event.
+    template <class F> then_event<value_event, std::decay_t<F>> then(F &&f) &&;
+    // The fetched value; the event must be complete (test() returned true, or a wait returned).
+    const T &value() const noexcept { return *slot_; }
+    // timeout_error (naming the PE) when not complete within `limit`. The operation then stays
+    // in flight; the event may be waited again, or dropped (see above).
+    void wait(wait_limit limit, const char *routine = "value_event::wait") const {
+        ev_.wait(limit, routine);
+        done_ = true;
+    }
+    T get(wait_limit limit, const char *routine = "value_event::get") const {
+        wait(limit, routine);
+        return *slot_;
+    }
+
+private:
+    void release() noexcept {
+        if (slot_ == nullptr) return;
+        if (done_ || (running() && ev_.test())) detail::slot_cache<T>::give(slot_);
+        slot_ = nullptr;
+    }
+    // (No test once the library has ended: the C layer would end the job.)
+    static bool running() noexcept {
+        int on = 0;
+        shmem_query_initialized(&on);
+        return on != 0;
+    }
     event ev_;
-    T value_{};
+    T *slot_ = nullptr;
+    mutable bool done_ = false;
 };
 
 // The default context calls the plain C routine (one argument and one handle check fewer); with
@@ -202,11 +301,11 @@ inline void put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src,
     USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.data(), src.data(), src.size_bytes(), dst.pe());
 }
 template <class T>
-inline void put(sym_ptr<T> dst, const std::type_identity_t<T> &v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v, sizeof(T), dst.pe());
+inline void put(sym_ptr<T> dst, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v.v, sizeof(T), dst.pe());
 }
 template <class T>
-inline void get(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void get(std::type_identity_t<std::span<T>> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "get");
     USHMEM_CXX_CALL2(shmem_getmem, shmem_ctx_getmem, dst.data(), src.data(), src.size_bytes(), src.pe());
 }
@@ -225,8 +324,15 @@ inline event put_async(sym_span<T> dst, std::type_identity_t<std::span<const T>>
     USHMEM_CXX_CALL2(shmem_putmem_nbi, shmem_ctx_putmem_nbi, dst.data(), src.data(), src.size_bytes(), dst.pe());
     return {ctx, dst.pe()};
 }
+// One element from a value: a put that returns once its source is reusable (the value is copied
+// at once), then an event for its completion at the target (a per-PE quiet).
 template <class T>
-inline event get_async(std::span<T> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline event put_async(sym_ptr<T> dst, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+    USHMEM_CXX_CALL2(shmem_putmem, shmem_ctx_putmem, dst.address(), &v.v, sizeof(T), dst.pe());
+    return {ctx, dst.pe()};
+}
+template <class T>
+inline event get_async(std::type_identity_t<std::span<T>> dst, sym_span<T> src, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "get_async");
     USHMEM_CXX_CALL2(shmem_getmem_nbi, shmem_ctx_getmem_nbi, dst.data(), src.data(), src.size_bytes(), src.pe());
     return {ctx, src.pe(), 1, 1};
@@ -273,7 +379,7 @@ inline void iput(sym_span<T> dst, std::ptrdiff_t dst_stride, std::type_identity_
     detail::sized_rma<sizeof(T)>::iput(ctx, dst.data(), src.data(), dst_stride, src_stride, n, dst.pe());
 }
 template <class T>
-inline void iget(std::span<T> dst, std::ptrdiff_t dst_stride, sym_span<T> src, std::ptrdiff_t src_stride,
+inline void iget(std::type_identity_t<std::span<T>> dst, std::ptrdiff_t dst_stride, sym_span<T> src, std::ptrdiff_t src_stride,
                  std::size_t n, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_strided(dst.size(), dst_stride, n, "iget destination");
     detail::check_strided(src.size(), src_stride, n, "iget source");
@@ -319,28 +425,28 @@ template <class T> inline T load(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAU
     return USHMEM_CXX_CALL(shmem_atomic_fetch, static_cast<const T *>(p.address()), p.pe());
 }
 template <class T>
-inline void store(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void store(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic store (set)");
     USHMEM_CXX_CALL(shmem_atomic_set, p.address(), v, p.pe());
 }
 template <class T>
-inline T swap(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline T swap(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
     return USHMEM_CXX_CALL(shmem_atomic_swap, p.address(), v, p.pe());
 }
 template <class T>
-inline T compare_swap(sym_ptr<T> p, std::type_identity_t<T> cond, std::type_identity_t<T> v,
+inline T compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
     return USHMEM_CXX_CALL(shmem_atomic_compare_swap, p.address(), cond, v, p.pe());
 }
 template <class T>
-inline T fetch_add(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline T fetch_add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
     return USHMEM_CXX_CALL(shmem_atomic_fetch_add, p.address(), v, p.pe());
 }
 template <class T>
-inline void add(sym_ptr<T> p, std::type_identity_t<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic add");
     USHMEM_CXX_CALL(shmem_atomic_add, p.address(), v, p.pe());
 }
@@ -355,19 +461,19 @@ template <class T> inline void inc(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEF
 
 #define USHMEM_CXX_BITWISE(OP)                                                                  \
     template <class T>                                                                          \
-    inline T fetch_##OP(sym_ptr<T> p, std::type_identity_t<T> v,                                \
+    inline T fetch_##OP(sym_ptr<T> p, value_of<T> v,                                \
                         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                                  \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
         return USHMEM_CXX_CALL(shmem_atomic_fetch_##OP, p.address(), v, p.pe());                            \
     }                                                                                           \
     template <class T>                                                                          \
-    inline void atomic_##OP(sym_ptr<T> p, std::type_identity_t<T> v,                            \
+    inline void atomic_##OP(sym_ptr<T> p, value_of<T> v,                            \
                             shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                              \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic " #OP);                                    \
         USHMEM_CXX_CALL(shmem_atomic_##OP, p.address(), v, p.pe());                                         \
     }                                                                                           \
     template <class T>                                                                          \
-    inline value_event<T> fetch_##OP##_async(sym_ptr<T> p, std::type_identity_t<T> v,           \
+    inline value_event<T> fetch_##OP##_async(sym_ptr<T> p, value_of<T> v,           \
                                              shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {             \
         USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
         return value_event<T>(ctx, p.pe(), [&](T *f) {                                          \
@@ -387,15 +493,15 @@ template <class T> inline value_event<T> load_async(sym_ptr<T> p, shmem_ctx_t ct
     });
 }
 template <class T>
-inline value_event<T> swap_async(sym_ptr<T> p, std::type_identity_t<T> v,
+inline value_event<T> swap_async(sym_ptr<T> p, value_of<T> v,
                                  shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_swap_nbi, f, p.address(), v, p.pe()); });
 }
 template <class T>
-inline value_event<T> compare_swap_async(sym_ptr<T> p, std::type_identity_t<T> cond,
-                                         std::type_identity_t<T> v,
+inline value_event<T> compare_swap_async(sym_ptr<T> p, value_of<T> cond,
+                                         value_of<T> v,
                                          shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
     return value_event<T>(ctx, p.pe(), [&](T *f) {
@@ -403,7 +509,7 @@ inline value_event<T> compare_swap_async(sym_ptr<T> p, std::type_identity_t<T> c
     });
 }
 template <class T>
-inline value_event<T> fetch_add_async(sym_ptr<T> p, std::type_identity_t<T> v,
+inline value_event<T> fetch_add_async(sym_ptr<T> p, value_of<T> v,
                                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
     return value_event<T>(ctx, p.pe(),
@@ -428,14 +534,9 @@ template <class T> inline value_event<T> fetch_inc_async(sym_ptr<T> p, shmem_ctx
 // docs/atomics.md), which waits for each reply inside the C call: to a PE reached through UCX,
 // fetch_and/or/xor are bounded by USHMEM_WAIT_TIMEOUT only.
 namespace detail {
+// (A timed-out value_event leaks its slot when destroyed, so the late reply lands in nothing live.)
 template <class T, class Make> inline T bounded_fetch(const char *routine, wait_limit limit, Make make) {
-    std::unique_ptr<value_event<T>> ev(new value_event<T>(make()));
-    try {
-        return ev->get(limit, routine);
-    } catch (const timeout_error &) {
-        (void)ev.release();  // the reply may still land in it
-        throw;
-    }
+    return make().get(limit, routine);
 }
 } // namespace detail
 
@@ -446,12 +547,12 @@ inline void put(sym_span<T> dst, std::type_identity_t<std::span<const T>> src, w
     put_async(dst, src, ctx).wait(limit, "put");
 }
 template <class T>
-inline void get(std::span<T> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
+inline void get(std::type_identity_t<std::span<T>> dst, sym_span<T> src, wait_limit limit, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     if (!limit.bounded()) return get(dst, src, ctx);
     get_async(dst, src, ctx).wait(limit, "get");
 }
 template <class T>
-inline void put(sym_ptr<T> dst, const std::type_identity_t<T> &v, wait_limit limit,
+inline void put(sym_ptr<T> dst, value_of<T> v, wait_limit limit,
                 shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     if (!limit.bounded()) return put(dst, v, ctx);
     auto box = std::make_unique<T>(v);  // the source, read until the put completes
@@ -501,7 +602,7 @@ inline void put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>>
         NAME(p USHMEM_CXX_UNPAREN ARGS, ctx);                                                    \
         if (limit.bounded()) event(ctx, p.pe()).wait(limit, #NAME);                              \
     }
-#define USHMEM_CXX_V (, std::type_identity_t<T> v), (, v)
+#define USHMEM_CXX_V (, value_of<T> v), (, v)
 #define USHMEM_CXX_EXPAND(M, ...) M(__VA_ARGS__)
 USHMEM_CXX_BOUNDED_FETCH(load, (), ())
 USHMEM_CXX_BOUNDED_FETCH(fetch_inc, (), ())
@@ -510,7 +611,7 @@ USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_add, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_and, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_or, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_FETCH, fetch_xor, USHMEM_CXX_V)
-USHMEM_CXX_BOUNDED_FETCH(compare_swap, (, std::type_identity_t<T> cond, std::type_identity_t<T> v), (, cond, v))
+USHMEM_CXX_BOUNDED_FETCH(compare_swap, (, value_of<T> cond, value_of<T> v), (, cond, v))
 USHMEM_CXX_BOUNDED_POST(inc, (), ())
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, store, USHMEM_CXX_V)
 USHMEM_CXX_EXPAND(USHMEM_CXX_BOUNDED_POST, add, USHMEM_CXX_V)

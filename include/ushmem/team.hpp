@@ -3,6 +3,7 @@
 
 #include <ushmem/rma.hpp>
 
+#include <optional>
 #include <utility>
 
 namespace ushmem {
@@ -40,9 +41,12 @@ public:
     shmem_team_t handle() const noexcept { return h_; }
     int my_pe() const { return shmem_team_my_pe(h_); }
     int n_pes() const { return shmem_team_n_pes(h_); }
-    // This team's PE `pe` in `other`'s numbering (-1 when not a member).
-    int translate(int pe, const team &other) const {
-        return shmem_team_translate_pe(h_, pe, other.h_);
+    // This team's PE `pe` in `other`'s numbering; std::nullopt when it is not a member of `other`
+    // (or `pe` is not a PE of this team).
+    std::optional<int> translate(int pe, const team &other) const {
+        const int r = shmem_team_translate_pe(h_, pe, other.h_);
+        if (r < 0) return std::nullopt;
+        return r;
     }
     // Collective over this team. PEs outside the new team get an invalid team. Bounded (a last
     // wait_limit): a sync of this team under the limit first (every member must use the same
@@ -226,6 +230,14 @@ enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
 template <reduce_op Op, class T>
 inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                    wait_limit limit = {}) {
+    constexpr bool bitwise_ok =
+        (Op != reduce_op::bit_and && Op != reduce_op::bit_or && Op != reduce_op::bit_xor) || reduce_bitwise_type<T>;
+    constexpr bool minmax_ok = (Op != reduce_op::min && Op != reduce_op::max) || reduce_minmax_type<T>;
+    constexpr bool arith_ok = (Op != reduce_op::sum && Op != reduce_op::prod) || reduce_arith_type<T>;
+    static_assert(bitwise_ok, "ushmem: reduce<bit_and/bit_or/bit_xor> needs an unsigned or fixed-width integer "
+                              "element type (reduce_bitwise_type<T>; not float or double)");
+    static_assert(minmax_ok, "ushmem: reduce<min/max> is not supported for this element type (reduce_minmax_type<T>)");
+    static_assert(arith_ok, "ushmem: reduce<sum/prod> is not supported for this element type (reduce_arith_type<T>)");
     detail::check_fits<T>(dest.size(), src.size(), "reduce");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "reduce dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "reduce source");
@@ -234,7 +246,8 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
     const T *s = src.data();
     std::size_t n = src.size();
     detail::run_coll(h, "reduce", limit, [&] {
-        if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
+        if constexpr (!(bitwise_ok && minmax_ok && arith_ok)) return 0;  // (the static_assert's message only)
+        else if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::prod) return shmem_prod_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::min) return shmem_min_reduce(h, d, s, n);
         else if constexpr (Op == reduce_op::max) return shmem_max_reduce(h, d, s, n);
@@ -250,6 +263,7 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
 template <bool Inclusive, class T>
 inline void sum_scan(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                      wait_limit limit) {
+    static_assert(reduce_arith_type<T>, "ushmem: sum_inscan/sum_exscan is not supported for this element type (reduce_arith_type<T>)");
     const char *what = Inclusive ? "sum_inscan" : "sum_exscan";
     detail::check_fits<T>(dest.size(), src.size(), what);
     detail::check_local_sym(dest.data(), dest.size_bytes(), what);

@@ -12,4 +12,8 @@
 #include <ushmem/memory.hpp>
 #include <ushmem/rma.hpp>
 #include <ushmem/batch.hpp>
+#include <ushmem/compose.hpp>
 #include <ushmem/team.hpp>
+#include <ushmem/dist_array.hpp>
+#include <ushmem/coro.hpp>
+#include <ushmem/wait.hpp>

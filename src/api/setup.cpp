@@ -117,6 +117,11 @@ USHMEM_DEF(int, shmemx_pe_is_direct, (int pe)) {
     return core::direct_pointer(reinterpret_cast<void *>(rt.seg[core::seg_heap].base), pe) != nullptr;
 }
 
+USHMEM_DEF(int, shmemx_progress_thread_running, (void)) {
+    core::check_running("shmemx_progress_thread_running");
+    return rt.progress_thread ? 1 : 0;
+}
+
 USHMEM_DEF(size_t, shmemx_heap_page_size, (void)) {
     core::check_running("shmemx_heap_page_size");
     return rt.seg[core::seg_heap].page_size;
