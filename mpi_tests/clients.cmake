@@ -32,3 +32,10 @@ else()
            COMMAND sh -c "echo 'SKIPPED: no python3 found at configure time'; exit 77")
   set_tests_properties(mpi.dlopen_python.skipped PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;clients")
 endif()
+
+# Sandia OpenSHMEM's shmemx_ names and performance counters: counting exactly with statistics
+# on, reading 0 with them off.
+ushmem_mpi_program(sos_names)
+ushmem_mpi_test(sos_names NP 1 2 4 CONFIGS default tcp LABELS clients)
+ushmem_mpi_test(sos_names_pcntr PROGRAM sos_names ARGS pcntr NP 2 4 CONFIGS default tcp
+                ENV USHMEM_STATS=1 LABELS clients)

@@ -63,5 +63,7 @@
 
 /* ---- Extensions (<shmemx.h>) ---- */
 #define USHMEM_HAVE_shmemx_init_comm 1      /* bootstrap over an MPI communicator */
+#define USHMEM_HAVE_shmemx_sos_names 1      /* SOS's shmemx_ names of 1.6 routines, shmemx_wtime */
+#define USHMEM_HAVE_shmemx_pcntr 1          /* shmemx_pcntr_* performance counters */
 
 #endif /* USHMEM_C_FEATURES_H */
