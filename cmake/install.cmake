@@ -309,10 +309,24 @@ else()
   set(_ushmem_cxx c++)
 endif()
 
+# The drop-in names oshcc, oshc++, oshCC, oshcxx and oshrun live in a directory of their own, never
+# in bin/: Open MPI installs the same names (its OSHMEM), and a ushmem package in /usr must
+# neither replace nor shadow them. Users who want the names put this directory first on PATH.
+set(USHMEM_INSTALL_OSHDIR "${CMAKE_INSTALL_LIBEXECDIR}/ushmem/osh" CACHE STRING
+    "Where the drop-in tool names (oshcc, oshc++, oshCC, oshcxx, oshrun) are installed, relative to the prefix")
+mark_as_advanced(USHMEM_INSTALL_OSHDIR)
+if(MPIEXEC_EXECUTABLE)
+  set(_ushmem_oshrun_mpiexec "${MPIEXEC_EXECUTABLE}")
+else()
+  set(_ushmem_oshrun_mpiexec mpirun)
+endif()
+
 # Everything the install-time step needs, frozen now.
 file(CONFIGURE OUTPUT "${_ushmem_gen}/install-vars.cmake" @ONLY CONTENT [==[
 set(USHMEM_VERSION [=[@PROJECT_VERSION@]=])
 set(USHMEM_BINDIR [=[@CMAKE_INSTALL_BINDIR@]=])
+set(USHMEM_OSHDIR [=[@USHMEM_INSTALL_OSHDIR@]=])
+set(USHMEM_MPIEXEC [=[@_ushmem_oshrun_mpiexec@]=])
 set(USHMEM_LIBDIR [=[@CMAKE_INSTALL_LIBDIR@]=])
 set(USHMEM_INCLUDEDIR [=[@CMAKE_INSTALL_INCLUDEDIR@]=])
 set(USHMEM_TEMPLATE_DIR [=[@CMAKE_CURRENT_LIST_DIR@]=])
