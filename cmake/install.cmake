@@ -349,6 +349,21 @@ endblock()"
   COMPONENT Development)
 
 # ---------------------------------------------------------------------------------------------
+# Man pages of the tools (docs/man/*.1, hand-written roff; the version filled in here). The page
+# of the drop-in names is ushmem-oshrun.1, not oshrun.1/oshcc.1: Open MPI installs those.
+# ---------------------------------------------------------------------------------------------
+file(GLOB _ushmem_man_pages "${PROJECT_SOURCE_DIR}/docs/man/*.1")
+set(_ushmem_man_out "")
+foreach(_page IN LISTS _ushmem_man_pages)
+  get_filename_component(_name "${_page}" NAME)
+  configure_file("${_page}" "${_ushmem_gen}/man/${_name}" @ONLY)
+  list(APPEND _ushmem_man_out "${_ushmem_gen}/man/${_name}")
+endforeach()
+if(_ushmem_man_out)
+  install(FILES ${_ushmem_man_out} DESTINATION "${CMAKE_INSTALL_MANDIR}/man1" COMPONENT Runtime)
+endif()
+
+# ---------------------------------------------------------------------------------------------
 # Install test (tests/install/run.sh as a ctest).
 # ---------------------------------------------------------------------------------------------
 if(BUILD_TESTING OR USHMEM_BUILD_TESTS)
