@@ -1,6 +1,10 @@
 # Real clients (issue #15): ushmem loaded with dlopen, by a C program and by Python's ctypes.
 # Included from mpi_tests/CMakeLists.txt.
 
+# An instrumented libushmem cannot be dlopen'ed by an uninstrumented program (the sanitizer runtime
+# must come first): the dlopen tests belong to the plain build only.
+if(USHMEM_SANITIZE STREQUAL "")
+
 # dlopen.c is not linked against libushmem: it loads the library given as its argument. Built as
 # a PIE and as a non-PIE program that takes free()'s address (the layout of Debian's python3,
 # whose GOT lies in the static data that shmem_init moves; src/core/segments.cpp).
@@ -32,6 +36,8 @@ else()
            COMMAND sh -c "echo 'SKIPPED: no python3 found at configure time'; exit 77")
   set_tests_properties(mpi.dlopen_python.skipped PROPERTIES SKIP_RETURN_CODE 77 LABELS "mpi;clients")
 endif()
+
+endif() # plain build
 
 # Sandia OpenSHMEM's shmemx_ names and performance counters: counting exactly with statistics
 # on, reading 0 with them off.
