@@ -45,3 +45,14 @@ ushmem_mpi_program(sos_names)
 ushmem_mpi_test(sos_names NP 1 2 4 CONFIGS default tcp LABELS clients)
 ushmem_mpi_test(sos_names_pcntr PROGRAM sos_names ARGS pcntr NP 2 4 CONFIGS default tcp
                 ENV USHMEM_STATS=1 LABELS clients)
+
+# shmem4py's own test suite on ushmem (docs/python.md), when a local checkout is given: nothing is
+# downloaded, so CI runs it only where someone provides the source.
+set(USHMEM_SHMEM4PY_SOURCE "" CACHE PATH "A shmem4py source checkout: registers the ctest shmem4py")
+if(USHMEM_SHMEM4PY_SOURCE AND USHMEM_SANITIZE STREQUAL "")
+  add_test(NAME shmem4py
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/python/shmem4py.sh ${PROJECT_BINARY_DIR}
+                   ${USHMEM_SHMEM4PY_SOURCE} 1 2 4)
+  set_tests_properties(shmem4py PROPERTIES LABELS "clients;python" TIMEOUT 1200 SKIP_RETURN_CODE 77
+    ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};USHMEM_MPIEXEC=${MPIEXEC_EXECUTABLE}")
+endif()
