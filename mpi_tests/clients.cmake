@@ -56,3 +56,7 @@ if(USHMEM_SHMEM4PY_SOURCE AND USHMEM_SANITIZE STREQUAL "")
   set_tests_properties(shmem4py PROPERTIES LABELS "clients;python" TIMEOUT 1200 SKIP_RETURN_CODE 77
     ENVIRONMENT "CMAKE_COMMAND=${CMAKE_COMMAND};USHMEM_MPIEXEC=${MPIEXEC_EXECUTABLE}")
 endif()
+
+# <ushmem/c/features.h> and <ushmem/shmem4py.h>: every family claimed is declared and linked.
+ushmem_mpi_program(features)
+ushmem_mpi_test(features NP 1 CONFIGS default LABELS clients)
