@@ -131,4 +131,27 @@ void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
 }
 #endif
 
+/* SOS's type-generic forms, as for the 1.6 names: shmemx_ibget/ibput(...) select the typed routine
+ * (and the ctx_ form when the first argument is a context); shmemx_signal_add/set(ctx, ...) is
+ * shmemx_ctx_signal_add/set. */
+#if defined(__cplusplus)
+template <class... A> inline void shmemx_ibput(A... a) { shmem_ibput(a...); }
+template <class... A> inline void shmemx_ibget(A... a) { shmem_ibget(a...); }
+inline void shmemx_signal_add(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) {
+    shmemx_ctx_signal_add(c, sig_addr, signal, pe);
+}
+inline void shmemx_signal_set(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) {
+    shmemx_ctx_signal_set(c, sig_addr, signal, pe);
+}
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define shmemx_ibput(...) shmem_ibput(__VA_ARGS__)
+#define shmemx_ibget(...) shmem_ibget(__VA_ARGS__)
+#define shmemx_signal_add(...)                                                                  \
+    _Generic((USHMEM_GARG1(__VA_ARGS__, 0)), shmem_ctx_t: shmemx_ctx_signal_add,                \
+             default: shmemx_signal_add)(__VA_ARGS__)
+#define shmemx_signal_set(...)                                                                  \
+    _Generic((USHMEM_GARG1(__VA_ARGS__, 0)), shmem_ctx_t: shmemx_ctx_signal_set,                \
+             default: shmemx_signal_set)(__VA_ARGS__)
+#endif
+
 #endif

@@ -128,6 +128,27 @@ int main(int argc, char **argv) {
     shmemx_ctx_signal_set(SHMEM_CTX_DEFAULT, &sig, 78, right);
     shmem_barrier_all();
     CHECK_EQ_INT(78, (long)sig, "signal after shmemx_ctx_signal_set");
+    shmem_barrier_all();
+    /* SOS's C11 generic forms: a context as first argument selects the ctx_ routine. */
+    shmemx_signal_set(SHMEM_CTX_DEFAULT, &sig, 79, right);
+    shmem_barrier_all();
+    CHECK_EQ_INT(79, (long)sig, "signal after shmemx_signal_set(ctx, ...)");
+    shmem_barrier_all();
+    shmemx_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, right);
+    shmem_barrier_all();
+    CHECK_EQ_INT(80, (long)sig, "signal after shmemx_signal_add(ctx, ...)");
+    int ig[4] = {0, 0, 0, 0};
+    static int isrc[4];
+    for (int i = 0; i < 4; ++i) isrc[i] = 10 * me + i;
+    shmem_barrier_all();
+    shmemx_ibget(SHMEM_CTX_DEFAULT, ig, isrc, 2, 2, 1, 2, right); /* isrc[0], isrc[2] */
+    CHECK_EQ_INT(10 * right, ig[0], "shmemx_ibget(ctx, int *) ig[0]");
+    CHECK_EQ_INT(10 * right + 2, ig[2], "shmemx_ibget(ctx, int *) ig[2]");
+    long lg[2] = {0, 0};
+    shmemx_ibget(lg, src, 1, 1, 2, 1, right); /* the long form: src[0], src[1] */
+    CHECK_EQ_INT(100L * right, lg[0], "shmemx_ibget(long *) lg[0]");
+    CHECK_EQ_INT(100L * right + 1, lg[1], "shmemx_ibget(long *) lg[1]");
+    shmem_barrier_all();
 
     check_pcntr(counting, me, n);
     CHECK(shmemx_wtime() >= t0, "shmemx_wtime went backwards");
