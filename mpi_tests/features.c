@@ -41,6 +41,18 @@ int main(void) {
                   SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
 
     /* One routine per family. */
+#if defined(USHMEM_HAVE_shmem_ctx_t) && defined(USHMEM_HAVE_SHMEM_CTX_INVALID) && \
+    defined(USHMEM_HAVE_shmem_sync_all) && defined(USHMEM_HAVE_shmem_calloc) &&    \
+    defined(USHMEM_HAVE_shmem_test) && defined(USHMEM_HAVE_shmem_to_all)
+    HAVE("shmem_ctx_t", shmem_ctx_create);
+    CHECK_NOSHMEM(SHMEM_CTX_INVALID == (shmem_ctx_t)0, "SHMEM_CTX_INVALID is not a null handle");
+    HAVE("shmem_sync_all", shmem_sync_all);
+    HAVE("shmem_calloc", shmem_calloc);
+    HAVE("shmem_test", shmem_longlong_test);
+    HAVE("shmem_to_all", shmem_long_sum_to_all);
+#else
+    MISSING("1.0-1.4 families");
+#endif
 #ifdef USHMEM_HAVE_shmem_malloc_with_hints
     HAVE("shmem_malloc_with_hints", shmem_malloc_with_hints);
 #else
