@@ -5,7 +5,8 @@ set -euo pipefail
 PKGS=(libopenmpi-dev openmpi-bin libucx-dev ucx-utils libhwloc-dev googletest libgtest-dev
       libbenchmark-dev cmake g++ pkg-config make gnuplot-nox python3
       clang   # clang: the libFuzzer targets in fuzz/
-      iproute2 util-linux)  # ci/cluster.sh: namespaces, veth links (ip), unshare, nsenter, ipcs
+      iproute2 util-linux   # ci/cluster.sh: namespaces, veth links (ip), unshare, nsenter, ipcs
+      dpkg-dev file man-db) # the package test: cpack -G DEB (dpkg-shlibdeps, file), man pages
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -309,10 +309,24 @@ else()
   set(_ushmem_cxx c++)
 endif()
 
+# The drop-in names oshcc, oshc++, oshCC, oshcxx and oshrun live in a directory of their own, never
+# in bin/: Open MPI installs the same names (its OSHMEM), and a ushmem package in /usr must
+# neither replace nor shadow them. Users who want the names put this directory first on PATH.
+set(USHMEM_INSTALL_OSHDIR "${CMAKE_INSTALL_LIBEXECDIR}/ushmem/osh" CACHE STRING
+    "Where the drop-in tool names (oshcc, oshc++, oshCC, oshcxx, oshrun) are installed, relative to the prefix")
+mark_as_advanced(USHMEM_INSTALL_OSHDIR)
+if(MPIEXEC_EXECUTABLE)
+  set(_ushmem_oshrun_mpiexec "${MPIEXEC_EXECUTABLE}")
+else()
+  set(_ushmem_oshrun_mpiexec mpirun)
+endif()
+
 # Everything the install-time step needs, frozen now.
 file(CONFIGURE OUTPUT "${_ushmem_gen}/install-vars.cmake" @ONLY CONTENT [==[
 set(USHMEM_VERSION [=[@PROJECT_VERSION@]=])
 set(USHMEM_BINDIR [=[@CMAKE_INSTALL_BINDIR@]=])
+set(USHMEM_OSHDIR [=[@USHMEM_INSTALL_OSHDIR@]=])
+set(USHMEM_MPIEXEC [=[@_ushmem_oshrun_mpiexec@]=])
 set(USHMEM_LIBDIR [=[@CMAKE_INSTALL_LIBDIR@]=])
 set(USHMEM_INCLUDEDIR [=[@CMAKE_INSTALL_INCLUDEDIR@]=])
 set(USHMEM_TEMPLATE_DIR [=[@CMAKE_CURRENT_LIST_DIR@]=])
@@ -333,6 +347,21 @@ install(CODE "block(SCOPE_FOR VARIABLES PROPAGATE CMAKE_INSTALL_MANIFEST_FILES)
   include([==[${CMAKE_CURRENT_LIST_DIR}/install_generate.cmake]==])
 endblock()"
   COMPONENT Development)
+
+# ---------------------------------------------------------------------------------------------
+# Man pages of the tools (docs/man/*.1, hand-written roff; the version filled in here). The page
+# of the drop-in names is ushmem-oshrun.1, not oshrun.1/oshcc.1: Open MPI installs those.
+# ---------------------------------------------------------------------------------------------
+file(GLOB _ushmem_man_pages "${PROJECT_SOURCE_DIR}/docs/man/*.1")
+set(_ushmem_man_out "")
+foreach(_page IN LISTS _ushmem_man_pages)
+  get_filename_component(_name "${_page}" NAME)
+  configure_file("${_page}" "${_ushmem_gen}/man/${_name}" @ONLY)
+  list(APPEND _ushmem_man_out "${_ushmem_gen}/man/${_name}")
+endforeach()
+if(_ushmem_man_out)
+  install(FILES ${_ushmem_man_out} DESTINATION "${CMAKE_INSTALL_MANDIR}/man1" COMPONENT Runtime)
+endif()
 
 # ---------------------------------------------------------------------------------------------
 # Install test (tests/install/run.sh as a ctest).

@@ -15,7 +15,7 @@ string(REGEX REPLACE "(.)/+$" "\\1" _prefix "${_prefix}")
 
 # For each directory: an absolute path, and the form used inside the wrappers, where it follows
 # ${prefix} (which USHMEM_PREFIX may override for a moved installation) when it is relative.
-foreach(_kind BINDIR LIBDIR INCLUDEDIR)
+foreach(_kind BINDIR LIBDIR INCLUDEDIR OSHDIR)
   set(_rel "${USHMEM_${_kind}}")
   if(IS_ABSOLUTE "${_rel}")
     set(_abs_${_kind} "${_rel}")
@@ -62,6 +62,32 @@ configure_file("${USHMEM_TEMPLATE_DIR}/ushmem-wrapper.in" "${_stage}/ushmemcxx" 
 
 file(INSTALL DESTINATION "${_abs_BINDIR}" TYPE PROGRAM
   FILES "${_stage}/ushmemcc" "${_stage}/ushmemcxx")
+
+# ---- drop-in names: oshcc, oshc++, oshCC, oshcxx, oshrun (cmake/install.cmake says why apart) ----
+_ushmem_sh_quote(OSH_PREFIX "${_prefix}")
+set(OSH_VERSION "${USHMEM_VERSION}")
+set(OSH_DIR_DOC "${_abs_OSHDIR}")
+set(OSH_MPIEXEC "${USHMEM_MPIEXEC}")
+set(_osh_files "")
+foreach(_osh oshcc oshc++ oshCC oshcxx)
+  set(OSH_NAME "${_osh}")
+  if(_osh STREQUAL "oshcc")
+    set(OSH_TARGET ushmemcc)
+    set(OSH_LANG C)
+    set(OSH_ENV USHMEMCC_CC)
+  else()
+    set(OSH_TARGET ushmemcxx)
+    set(OSH_LANG C++)
+    set(OSH_ENV USHMEMCXX_CXX)
+  endif()
+  _ushmem_sh_quote(_q "${OSH_TARGET}")
+  set(OSH_EXEC "${_sh_BINDIR}/${_q}")   # "${prefix}"/'bin'/'ushmemcc', or an absolute path
+  configure_file("${USHMEM_TEMPLATE_DIR}/osh-compiler.in" "${_stage}/${_osh}" @ONLY)
+  list(APPEND _osh_files "${_stage}/${_osh}")
+endforeach()
+configure_file("${USHMEM_TEMPLATE_DIR}/oshrun.in" "${_stage}/oshrun" @ONLY)
+list(APPEND _osh_files "${_stage}/oshrun")
+file(INSTALL DESTINATION "${_abs_OSHDIR}" TYPE PROGRAM FILES ${_osh_files})
 
 # ---- ushmem.pc ----------------------------------------------------------------------------
 set(PC_PREFIX "${_prefix}")

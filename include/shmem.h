@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ushmem/c/types.h>
+#include <ushmem/c/features.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,7 +21,7 @@ extern "C" {
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
 #define SHMEM_MAX_NAME_LEN 64
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "ushmem 0.1.0"
+#define SHMEM_VENDOR_STRING "ushmem " USHMEM_VERSION_STRING
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
 #define SHMEM_THREAD_SINGLE 0

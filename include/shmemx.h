@@ -64,8 +64,98 @@ void shmemx_ctx_pe_replies(shmem_ctx_t ctx, int pe, uint64_t *issued, uint64_t *
 void shmemx_coll_timeout_begin(double seconds);
 int shmemx_coll_timeout_end(void);
 
+/* ---- Sandia OpenSHMEM (SOS) names ----
+ * Programs written for SOS call routines that OpenSHMEM 1.5/1.6 standardised by their shmemx_
+ * names. Each is the 1.6 routine under another name (same arguments, same behaviour, errors name
+ * the 1.6 routine); generated from the type tables like the 1.6 families. */
+#define USHMEM_SOS_DECL_IB(T, N, _)                                                               \
+    void shmemx_##N##_ibput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                            size_t nblocks, int pe);                                              \
+    void shmemx_ctx_##N##_ibput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,         \
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);             \
+    void shmemx_##N##_ibget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, \
+                            size_t nblocks, int pe);                                              \
+    void shmemx_ctx_##N##_ibget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,         \
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+USHMEM_RMA_TYPES(USHMEM_SOS_DECL_IB, _)
+#undef USHMEM_SOS_DECL_IB
+#define USHMEM_SOS_DECL_IB_SIZED(BITS, BYTES, _)                                                 \
+    void shmemx_ibput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                            size_t bsize, size_t nblocks, int pe);                               \
+    void shmemx_ctx_ibput##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,  \
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);            \
+    void shmemx_ibget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                            size_t bsize, size_t nblocks, int pe);                               \
+    void shmemx_ctx_ibget##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,  \
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+USHMEM_RMA_SIZES(USHMEM_SOS_DECL_IB_SIZED, _)
+#undef USHMEM_SOS_DECL_IB_SIZED
+#define USHMEM_SOS_DECL_SCAN(T, N, SUFFIX) \
+    int shmemx_##N##SUFFIX(shmem_team_t team, T *dest, const T *source, size_t nelems);
+USHMEM_REDUCE_ARITH_TYPES(USHMEM_SOS_DECL_SCAN, _sum_inscan)
+USHMEM_REDUCE_ARITH_TYPES(USHMEM_SOS_DECL_SCAN, _sum_exscan)
+#undef USHMEM_SOS_DECL_SCAN
+void shmemx_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmemx_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+void shmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+void shmemx_query_initialized(int *initialized);
+/* Seconds since an arbitrary moment (CLOCK_MONOTONIC), for timing, as SOS's. */
+double shmemx_wtime(void);
+#define HAVE_SHMEMX_WTIME 1
+
+/* ---- Performance counters (SOS's shmemx_pcntr_*) ----
+ * Read from the statistics ushmem keeps with USHMEM_STATS=1 (which also prints its table at
+ * finalize); with statistics off every counter reads 0. Statistics are kept per PE, not per
+ * context: the counts are those of every context of this PE (ctx must still be a valid context).
+ *   issued_write     puts (blocking, nbi, strided), put-with-signal, signal updates and
+ *                    non-fetching atomics issued by this PE
+ *   issued_read      gets (blocking, nbi, strided) and fetching atomics issued by this PE
+ *   completed_write  the writes that a quiet (shmem_quiet, shmem_ctx_quiet, shmem_barrier_all)
+ *                    has completed: those issued before the PE's latest one began
+ *   completed_read   issued_read less the gets and fetching atomics on `ctx` whose reply has not
+ *                    arrived yet
+ *   completed_target 0: one-sided transfers (direct stores, RDMA) are not seen by their target
+ * shmemx_pcntr_get_all fills every field, pending_* being issued less completed. */
+typedef struct {
+    uint64_t pending_put;
+    uint64_t pending_get;
+    uint64_t completed_put;
+    uint64_t completed_get;
+    uint64_t target;
+} shmemx_pcntr_t;
+void shmemx_pcntr_get_issued_write(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_issued_read(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t *cntr_value);
+void shmemx_pcntr_get_completed_target(uint64_t *cntr_value);
+void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+
 #ifdef __cplusplus
 }
+#endif
+
+/* SOS's type-generic forms, as for the 1.6 names: shmemx_ibget/ibput(...) select the typed routine
+ * (and the ctx_ form when the first argument is a context); shmemx_signal_add/set(ctx, ...) is
+ * shmemx_ctx_signal_add/set. */
+#if defined(__cplusplus)
+template <class... A> inline void shmemx_ibput(A... a) { shmem_ibput(a...); }
+template <class... A> inline void shmemx_ibget(A... a) { shmem_ibget(a...); }
+inline void shmemx_signal_add(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) {
+    shmemx_ctx_signal_add(c, sig_addr, signal, pe);
+}
+inline void shmemx_signal_set(shmem_ctx_t c, uint64_t *sig_addr, uint64_t signal, int pe) {
+    shmemx_ctx_signal_set(c, sig_addr, signal, pe);
+}
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define shmemx_ibput(...) shmem_ibput(__VA_ARGS__)
+#define shmemx_ibget(...) shmem_ibget(__VA_ARGS__)
+#define shmemx_signal_add(...)                                                                  \
+    _Generic((USHMEM_GARG1(__VA_ARGS__, 0)), shmem_ctx_t: shmemx_ctx_signal_add,                \
+             default: shmemx_signal_add)(__VA_ARGS__)
+#define shmemx_signal_set(...)                                                                  \
+    _Generic((USHMEM_GARG1(__VA_ARGS__, 0)), shmem_ctx_t: shmemx_ctx_signal_set,                \
+             default: shmemx_signal_set)(__VA_ARGS__)
 #endif
 
 #endif

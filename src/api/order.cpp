@@ -20,7 +20,9 @@ namespace {
 // statistics are off: the cost is then one predictable branch.
 [[gnu::noinline, gnu::cold]] void quiet_timed(const char *r, core::context &c) {
     core::stats::timed t(core::stats::t_quiet);
+    const std::uint64_t issued = core::stats::writes_issued();  // shmemx_pcntr_get_completed_write
     core::quiet(r, c);
+    core::stats::writes_completed_upto(issued);
 }
 } // namespace
 
@@ -62,7 +64,10 @@ USHMEM_DEF(void, shmem_ctx_pe_quiet, (shmem_ctx_t ctx, const int *target_pes, si
 USHMEM_DEF(void, shmem_barrier_all, (void)) {
     core::check_running("shmem_barrier_all");
     core::stats::timed t(core::stats::t_coll);
+    // Only with statistics on (shmemx_pcntr_get_completed_write): the barrier quiets first.
+    const std::uint64_t issued = USHMEM_UNLIKELY(core::stats::enabled) ? core::stats::writes_issued() : 0;
     core::barrier_all("shmem_barrier_all", true);
+    if (issued) core::stats::writes_completed_upto(issued);
 }
 
 USHMEM_DEF(void, shmem_sync_all, (void)) {

@@ -47,7 +47,49 @@ void exchange(segment &s) {
 
 struct static_range {
     std::uintptr_t lo = 0, hi = 0;
+    // A GOT slot inside [lo, hi) through which shared libraries call (0: none); see find_static.
+    std::uintptr_t shared_got_slot = 0;
+    const char *shared_got_symbol = nullptr;
 };
+
+// Moving the data leaves it reading as zero until it is copied back, while UCX (and its memory
+// hooks, libucm) run. That is harmless for the program's own variables, but a non-PIE program
+// (ET_EXEC, e.g. Debian's /usr/bin/python3) that takes the address of a library function owns
+// that function's canonical address: a PLT stub of the program jumping through the program's
+// writable GOT (.got.plt, inside our range under partial RELRO), and every shared library's call
+// to the function goes through that stub. Python does so for free(); libucm's shmat hook calls
+// free() in the window and jumps to NULL. Such a slot is a dynamic symbol that is undefined in the
+// program yet has a value (the stub's address), relocated by a JUMP_SLOT entry of DT_JMPREL.
+void find_shared_got_slot(const struct dl_phdr_info *info, static_range &r) {
+    if (info->dlpi_addr != 0) return;  // PIE: address-taking goes through the GOT, no stubs
+    const ElfW(Dyn) *dyn = nullptr;
+    for (int k = 0; k < info->dlpi_phnum; ++k)
+        if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+            dyn = reinterpret_cast<const ElfW(Dyn) *>(info->dlpi_phdr[k].p_vaddr);
+    if (!dyn) return;
+    std::uintptr_t jmprel = 0, relsz = 0, symtab = 0, strtab = 0;
+    bool rela = true;
+    for (; dyn->d_tag != DT_NULL; ++dyn) {
+        switch (dyn->d_tag) {
+        case DT_JMPREL: jmprel = dyn->d_un.d_ptr; break;
+        case DT_PLTRELSZ: relsz = dyn->d_un.d_val; break;
+        case DT_SYMTAB: symtab = dyn->d_un.d_ptr; break;
+        case DT_STRTAB: strtab = dyn->d_un.d_ptr; break;
+        case DT_PLTREL: rela = dyn->d_un.d_val == DT_RELA; break;
+        }
+    }
+    if (!jmprel || !symtab || !rela) return;
+    const auto *rel = reinterpret_cast<const ElfW(Rela) *>(jmprel);
+    const auto *syms = reinterpret_cast<const ElfW(Sym) *>(symtab);
+    for (std::size_t i = 0; i < relsz / sizeof(ElfW(Rela)); ++i) {
+        const ElfW(Sym) &sym = syms[ELF64_R_SYM(rel[i].r_info)];
+        if (sym.st_shndx != SHN_UNDEF || sym.st_value == 0) continue;
+        if (rel[i].r_offset < r.lo || rel[i].r_offset >= r.hi) continue;
+        r.shared_got_slot = rel[i].r_offset;
+        if (strtab) r.shared_got_symbol = reinterpret_cast<const char *>(strtab) + sym.st_name;
+        return;
+    }
+}
 
 int find_static(struct dl_phdr_info *info, size_t, void *arg) {
     // The first object is the program itself. Its writable PT_LOAD holds .data and .bss; the
@@ -65,6 +107,7 @@ int find_static(struct dl_phdr_info *info, size_t, void *arg) {
     }
     if (relro_end > r->lo) r->lo = round_up(relro_end, std::uintptr_t(sysconf(_SC_PAGESIZE)));
     if (r->lo >= r->hi) r->lo = r->hi = 0;
+    if (r->lo < r->hi) find_shared_got_slot(info, *r);
     return 1;  // stop after the program
 }
 
@@ -146,7 +189,15 @@ void map_static(const char *routine) {
     std::size_t len = r.hi - r.lo;
     std::string err;
     bool ok = false;
-    if (rt.cfg.static_data) {
+    if (rt.cfg.static_data && r.shared_got_slot) {
+        // Not an error of the program: it keeps symmetric static data, reached through UCX.
+        err = std::string("shared libraries call ") +
+              (r.shared_got_symbol ? r.shared_got_symbol : "a library function") +
+              " (and possibly more) through the program's GOT, which lies in it (non-PIE program)";
+        if (rt.me == 0 && rt.cfg.debug)
+            notice("global/static data stays private memory: %s; same-node access to it goes "
+                   "through UCX emulation", err.c_str());
+    } else if (rt.cfg.static_data) {
         // Move the data onto UCX-allocated shared memory at the same address, so that same-node
         // peers map it like the heap. Between the mapping and the copy back the data reads as
         // zero; signals are blocked and only this library's code runs in that window.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ std::vector<cell> g_cells;
 int g_npes = 0;
 std::atomic<std::uint64_t> g_time_ns[timer_count];
 std::atomic<std::uint64_t> g_time_calls[timer_count];
+std::atomic<std::uint64_t> g_writes_completed{0};
 } // namespace
 
 void start(int npes, bool on, bool checked) {
@@ -36,6 +38,7 @@ void start(int npes, bool on, bool checked) {
     g_npes = npes;
     g_cells = std::vector<cell>(on ? std::size_t(npes) * kind_count : 0);
     for (int t = 0; t < timer_count; ++t) g_time_ns[t] = 0, g_time_calls[t] = 0;
+    g_writes_completed = 0;
 }
 
 void record(kind k, int pe, std::size_t bytes) {
@@ -43,6 +46,26 @@ void record(kind k, int pe, std::size_t bytes) {
     cell &c = g_cells[std::size_t(pe) * kind_count + k];
     c.count.fetch_add(1, std::memory_order_relaxed);
     c.bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+namespace {
+std::uint64_t count_kinds(std::initializer_list<kind> kinds) {
+    std::uint64_t n = 0;
+    for (int pe = 0; pe < g_npes && !g_cells.empty(); ++pe)
+        for (kind k : kinds) n += g_cells[std::size_t(pe) * kind_count + k].count.load(std::memory_order_relaxed);
+    return n;
+}
+} // namespace
+
+std::uint64_t writes_issued() {
+    return count_kinds({k_put, k_put_nbi, k_put_strided, k_amo, k_put_signal, k_signal});
+}
+std::uint64_t reads_issued() { return count_kinds({k_get, k_get_nbi, k_get_strided, k_amo_fetch}); }
+std::uint64_t writes_completed() { return g_writes_completed.load(std::memory_order_relaxed); }
+void writes_completed_upto(std::uint64_t issued) {
+    std::uint64_t cur = g_writes_completed.load(std::memory_order_relaxed);
+    while (cur < issued && !g_writes_completed.compare_exchange_weak(cur, issued, std::memory_order_relaxed)) {
+    }
 }
 
 void check_pe_slow(const char *routine, int pe, kind k, std::size_t bytes) {

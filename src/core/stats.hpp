@@ -41,6 +41,14 @@ USHMEM_HOT void check_pe_and_count(const char *routine, int pe, kind k, std::siz
     if (USHMEM_UNLIKELY(unsigned(pe) >= pe_limit)) check_pe_slow(routine, pe, k, bytes);
 }
 double now();
+// Performance counters (shmemx_pcntr_*), totals over every target PE. Writes: put, put_nbi,
+// put_strided, amo, put_signal, signal; reads: get, get_nbi, get_strided, amo_fetch.
+std::uint64_t writes_issued();
+std::uint64_t reads_issued();
+// Writes completed by a quiet: a quiet that began when `issued` writes had been issued raises the
+// count to `issued` when it ends (never lowers it: quiets of several threads may overlap).
+std::uint64_t writes_completed();
+void writes_completed_upto(std::uint64_t issued);
 void add_time(timer t, double seconds);
 // Waits inside a collective count as collective time, not wait time.
 extern thread_local int coll_depth;

@@ -11,6 +11,8 @@
 #   (c) hello.c and hello.cpp with a CMake project using find_package(ushmem), CMAKE_PREFIX_PATH=P
 #   (d) hello.cpp with P/bin/ushmemcxx (also calling MPI)
 #   (e) P/bin/ushmem-info alone, under mpirun, and --json (checked with python3 -m json.tool)
+#   (f) the drop-in names from P/libexec/ushmem/osh first on PATH: hello.c with oshcc, hello.cpp
+#       with oshc++ / oshCC / oshcxx, both run with oshrun; none of them in P/bin
 # Registered as the ctest `install` (label `install`) by cmake/install_test.cmake.
 #
 # Environment: CMAKE_COMMAND (cmake), USHMEM_MPIEXEC (mpirun), CC (cc), CXX (c++),
@@ -281,5 +283,84 @@ else
     show_log "$work/info-json.err"
     head -c 2000 "$work/info.json"
 fi
+
+# ---- (f) drop-in names: oshcc, oshc++, oshCC, oshcxx, oshrun ----------------------------------
+osh=$prefix/libexec/ushmem/osh
+for name in oshcc oshc++ oshCC oshcxx oshrun; do
+    if [ -x "$osh/$name" ]; then pass "installed libexec/ushmem/osh/$name"; else fail "installed libexec/ushmem/osh/$name"; fi
+    # Never next to ushmemcc: a ushmem in /usr would shadow (or replace) Open MPI's own names.
+    if [ -e "$prefix/bin/$name" ]; then fail "$name is not in bin/"; fi
+done
+extra=$(find "$osh" -mindepth 1 ! -name 'osh*' 2>/dev/null)
+if [ -z "$extra" ]; then
+    pass "libexec/ushmem/osh holds only osh* names (no mpirun, mpicc, cc to shadow)"
+else
+    fail "libexec/ushmem/osh holds only osh* names (found: $extra)"
+fi
+(
+    export PATH="$osh:$PATH"
+    if [ "$(command -v oshcc)" = "$osh/oshcc" ] && [ "$(command -v oshrun)" = "$osh/oshrun" ]; then
+        echo "PASS: oshcc and oshrun found first on PATH"
+    else
+        echo "FAIL: oshcc and oshrun found first on PATH ($(command -v oshcc), $(command -v oshrun))"
+    fi
+    if oshcc -o "$work/hello_oshcc" "$here/hello.c" > "$work/build-f.log" 2>&1; then
+        echo "PASS: build (f) oshcc hello.c"
+        timeout 60 oshrun "${mpi_flags[@]}" -np 2 "$work/hello_oshcc" > "$work/run-f.log" 2>&1
+        rc=$?
+        good=$(grep -c "^hello.c: PE [01] of 2: OK" "$work/run-f.log")
+        if [ "$rc" -eq 0 ] && [ "$good" -eq 2 ]; then
+            echo "PASS: run (f) oshrun -np 2 hello_oshcc"
+        else
+            echo "FAIL: run (f) oshrun -np 2 hello_oshcc (exit $rc, $good of 2 PEs OK)"
+            tail -n 40 "$work/run-f.log"
+        fi
+    else
+        echo "FAIL: build (f) oshcc hello.c"
+        tail -n 40 "$work/build-f.log"
+    fi
+    for cxx in oshc++ oshCC oshcxx; do
+        if "$cxx" -o "$work/hello_$cxx" "$here/hello.cpp" > "$work/build-f-$cxx.log" 2>&1; then
+            echo "PASS: build (f) $cxx hello.cpp"
+        else
+            echo "FAIL: build (f) $cxx hello.cpp"
+            tail -n 40 "$work/build-f-$cxx.log"
+        fi
+    done
+    if [ -x "$work/hello_oshCC" ]; then
+        timeout 60 oshrun "${mpi_flags[@]}" -np 2 "$work/hello_oshCC" > "$work/run-f2.log" 2>&1
+        rc=$?
+        good=$(grep -c "^hello.cpp: PE [01] of 2: OK" "$work/run-f2.log")
+        if [ "$rc" -eq 0 ] && [ "$good" -eq 2 ]; then
+            echo "PASS: run (f) oshrun -np 2 hello_oshCC"
+        else
+            echo "FAIL: run (f) oshrun -np 2 hello_oshCC (exit $rc, $good of 2 PEs OK)"
+            tail -n 40 "$work/run-f2.log"
+        fi
+    fi
+    # The settings reach PEs on other nodes: Open MPI gets -x for each SHMEM_/USHMEM_/UCX_ one.
+    show=$(SHMEM_SYMMETRIC_SIZE=16M USHMEM_STATS=0 oshrun --showme -np 2 ./prog 2>&1)
+    if "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+        if [[ "$show" == *"-x SHMEM_SYMMETRIC_SIZE"* && "$show" == *"-x USHMEM_STATS"* &&
+            "$show" == *"-np 2 ./prog" && "$show" != *"-x PATH"* ]]; then
+            echo "PASS: oshrun --showme forwards the SHMEM settings ($show)"
+        else
+            echo "FAIL: oshrun --showme forwards the SHMEM settings ($show)"
+        fi
+    elif [[ "$show" == *"-np 2 ./prog" ]]; then
+        echo "PASS: oshrun --showme ($show)"
+    else
+        echo "FAIL: oshrun --showme ($show)"
+    fi
+    show=$(oshcc --showme:version 2>&1)
+    if [[ "$show" == *"(ushmem) $version"* ]]; then
+        echo "PASS: oshcc --showme:version is ushmem's ($show)"
+    else
+        echo "FAIL: oshcc --showme:version is ushmem's ($show)"
+    fi
+) > "$work/osh.log" 2>&1
+cat "$work/osh.log"
+passed=$((passed + $(grep -c '^PASS:' "$work/osh.log")))
+failed=$((failed + $(grep -c '^FAIL:' "$work/osh.log")))
 
 finish
