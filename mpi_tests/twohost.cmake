@@ -16,7 +16,7 @@ endif()
 # 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
 ushmem_mpi_test(setup PROGRAM setup ARGS --config=@CONFIG@ NP 4 CONFIGS twohost LABELS twohost)
 foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2p lock ctx team
-             coll_data coll_reduce coll_sync cxx_api)
+             coll_data coll_reduce coll_sync coll_backtoback cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
 ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost

@@ -341,17 +341,30 @@ void flat_exchange_wait(frame &f) {
 // through rank 0; larger groups: dissemination. The per-sender counters
 // of a team are its from(s); an active set uses its barrier words (single-sender, so the same pSync
 // may serve consecutive barriers).
-void group_sync(frame &f) {
+enum class sync_pattern { flat, central, dissemination };
+
+sync_pattern pick_sync(const frame &f) {
     const algo a = coll_cfg.barrier;
     const bool small = (f.legacy() ? f.n <= ctr::bar_rounds : f.has_from()) &&
                        (f.n <= rt.cfg.coll_flat_max || a == algo::flat || a == algo::central);
-    if (!small || a == algo::dissemination) return dissemination(f);
-    auto id = [&f](int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); };
-    if (a == algo::central || (a == algo::automatic && oversubscribed())) {
-        // More PEs than CPUs: every wait costs a context switch anyway, so take the pattern with
-        // the fewest signals: gather to rank 0, which releases the others (2 (n - 1) signals
-        // instead of n (n - 1)). Rank 0 leaves first, which also lets whatever it does next (e.g.
-        // the root of a broadcast) start while the others are still being scheduled.
+    if (!small || a == algo::dissemination) return sync_pattern::dissemination;
+    // More PEs than CPUs: every wait costs a context switch anyway, so take the pattern with the
+    // fewest signals (below).
+    if (a == algo::central || (a == algo::automatic && oversubscribed())) return sync_pattern::central;
+    return sync_pattern::flat;
+}
+
+// The flat pattern's counter for signals from rank s: a team's from(s), an active set's bar(s).
+int flat_id(const frame &f, int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); }
+
+void group_sync(frame &f) {
+    const sync_pattern p = pick_sync(f);
+    if (p == sync_pattern::dissemination) return dissemination(f);
+    auto id = [&f](int s) { return flat_id(f, s); };
+    if (p == sync_pattern::central) {
+        // Gather to rank 0, which releases the others (2 (n - 1) signals instead of n (n - 1)).
+        // Rank 0 leaves first, which also lets whatever it does next (e.g. the root of a
+        // broadcast) start while the others are still being scheduled.
         if (f.me == 0) {
             for (int s = 1; s < f.n; ++s) wait_ctr(f, id(s), 1);
             for (int k = 1; k < f.n; ++k) signal(f, k, id(0));
@@ -361,10 +374,10 @@ void group_sync(frame &f) {
         }
         return;
     }
-    const int mine = f.legacy() ? ctr::bar(f.me) : ctr::from(f.me);
+    const int mine = id(f.me);
     for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
     for (int s = 0; s < f.n; ++s)
-        if (s != f.me) wait_ctr(f, f.legacy() ? ctr::bar(s) : ctr::from(s), 1);
+        if (s != f.me) wait_ctr(f, id(s), 1);
 }
 
 // Entry: every member has called the collective (its source is ready, its dest may be written).
@@ -442,19 +455,45 @@ void bcast_fixed_tree(frame &f, char *dest, const char *src, std::size_t bytes, 
         if (v + d < n) put_signal(f, v + d, dest, from, bytes, ctr::tree);
 }
 
-// Same node: the root says its source is ready, everyone copies it, the root waits for them all.
+// Same node: the root says its source is ready, everyone copies it. The sync that follows
+// (bcast_impl) keeps the root's source in place until every member has copied it.
 void bcast_pull(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     if (f.me == root) {
         for (int k = 1; k < f.n; ++k) signal(f, (root + k) % f.n, ctr::from(root));
         if (team_sem) copy_local(dest, src, bytes);
-        wait_ctr(f, ctr::done, std::uint64_t(f.n - 1));
     } else {
         wait_ctr(f, ctr::from(root), 1);
         std::memcpy(dest, dptr(f, root, src), bytes);
-        signal(f, root, ctr::done);
     }
 }
 
+// Flat push and the flat sync in one: the root's sync signal to each member follows its data (the
+// flat sync's counter of the root), every other member signals every member as in the sync. One
+// sync's cost, whatever the route: a receiver has its data when the root's signal is in.
+void bcast_flat_sync(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    if (f.me == root) {
+        for (int k = 1; k < f.n; ++k) put_signal(f, (root + k) % f.n, dest, src, bytes, flat_id(f, root));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        const int mine = flat_id(f, f.me);
+        for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
+    }
+    for (int s = 0; s < f.n; ++s)
+        if (s != f.me) wait_ctr(f, flat_id(f, s), 1);
+}
+
+// Broadcast: the algorithm, then a sync of the group.
+//
+// Every collective must end only once every member has entered it (the others reach that through
+// their all-to-all exchanges; see docs/collectives.md, "Back-to-back calls"). A broadcast would
+// not: a root waits for nobody, and a receiver hears only from its parent. Then a member two calls
+// ahead writes the dest (and, for active sets, the pSync words) of a member that is still checking
+// and resetting this call's data: the idiom of back-to-back calls alternating two pSync and dest
+// buffers with no barrier in between (Mellanox's verifier; issue #12, mpi_tests/coll_backtoback),
+// which every other implementation runs (OSHMEM's broadcast ends with a barrier). With the sync,
+// whoever starts call i + 2 knows that every member has entered call i + 1, hence is done with
+// call i. Small messages in small groups fold the data into the sync (bcast_flat_sync): one
+// sync's cost in all.
 void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem) {
     if (root < 0 || root >= f.n)
         fatal(f.routine, "PE_root %d is not a PE of the %s (0 to %d)", root,
@@ -467,16 +506,20 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     }
     const algo a = coll_cfg.bcast;
     const bool small_team = f.n <= rt.cfg.coll_flat_max;
-    if (!f.has_from() || (a == algo::tree && !f.legacy())) return bcast_fixed_tree(f, d, s, bytes, root);
-    if (a == algo::flat) return bcast_push(f, d, s, bytes, root, true, team_sem);
-    if (a == algo::binomial) return bcast_push(f, d, s, bytes, root, false, team_sem);
-    bool direct = small_team && all_direct(f, dest, src);
-    if (a == algo::pull && direct) return bcast_pull(f, d, s, bytes, root, team_sem);
-    if (a == algo::automatic) {
-        if (bytes < rt.cfg.bcast_tree_min) return bcast_push(f, d, s, bytes, root, small_team, team_sem);
-        if (direct) return bcast_pull(f, d, s, bytes, root, team_sem);
+    const bool small_msg = bytes < rt.cfg.bcast_tree_min;
+    if (!f.has_from() || (a == algo::tree && !f.legacy())) {
+        bcast_fixed_tree(f, d, s, bytes, root);
+    } else if (a == algo::binomial) {
+        bcast_push(f, d, s, bytes, root, false, team_sem);
+    } else if (a == algo::flat || (a == algo::automatic && small_team && small_msg)) {
+        if (pick_sync(f) == sync_pattern::flat) return bcast_flat_sync(f, d, s, bytes, root, team_sem);
+        bcast_push(f, d, s, bytes, root, true, team_sem);
+    } else if (small_team && all_direct(f, dest, src) && (a == algo::pull || a == algo::automatic)) {
+        bcast_pull(f, d, s, bytes, root, team_sem);
+    } else {
+        bcast_push(f, d, s, bytes, root, false, team_sem);
     }
-    bcast_push(f, d, s, bytes, root, false, team_sem);
+    group_sync(f);
 }
 
 // ---- collect, fcollect ------------------------------------------------------------------------
@@ -766,6 +809,8 @@ void scan_hs(frame &f, char *dest, const char *src, std::size_t nelems, reduce_o
         }
     }
     R.drain();
+    // Rank r heard from the ranks below it only: end once every member has entered (bcast_impl).
+    group_sync(f);
 }
 
 void scan_read(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op, bool incl) {
