@@ -92,6 +92,22 @@ void bcast_flat_sync(frame &f, char *dest, const char *src, std::size_t bytes, i
 // whoever starts call i + 2 knows that every member has entered call i + 1, hence is done with
 // call i. Small messages in small groups fold the data into the sync (bcast_flat_sync): one
 // sync's cost in all.
+// Push and the central sync in one, through the root instead of rank 0: every member tells the
+// root it has entered, the root then puts the data to each, its release signal following the
+// data. Two steps (the fewest for a broadcast that ends once every member has entered), 2 (n - 1)
+// signals: for nodes with more PEs than CPUs, where every wait costs a context switch.
+void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    if (f.me == root) {
+        for (int s = 0; s < f.n; ++s)
+            if (s != root) wait_ctr(f, flat_id(f, s), 1);
+        for (int k = 1; k < f.n; ++k) put_signal(f, (root + k) % f.n, dest, src, bytes, flat_id(f, root));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        signal(f, root, flat_id(f, f.me));
+        wait_ctr(f, flat_id(f, root), 1);
+    }
+}
+
 } // namespace
 
 void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem) {
@@ -107,6 +123,7 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     shape sh{family::bcast, f, bytes, dest, src};
     switch (select(sh)) {
     case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
+    case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_fixed_tree: bcast_fixed_tree(f, d, s, bytes, root); break;
     case plan::bcast_flat: bcast_push(f, d, s, bytes, root, true, team_sem); break;
     case plan::bcast_pull: bcast_pull(f, d, s, bytes, root, team_sem); break;

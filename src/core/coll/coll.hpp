@@ -125,7 +125,7 @@ inline void copy_local(void *d, const void *s, std::size_t n) {
 enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
 enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination,
-    bcast_flat_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull,
+    bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull,
     collect_flat, collect_ring, collect_barrier,
     alltoall_flat, alltoall_barrier,
     reduce_gather, reduce_scatter, reduce_rd,

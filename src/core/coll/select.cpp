@@ -51,7 +51,8 @@ constexpr row table[] = {
 
     // ---- broadcast (then a sync, see broadcast.cpp): teams above max_from PEs have no
     // per-sender counters: fixed tree from rank 0. Small messages in small groups: flat push
-    // folded into the flat sync (a flat push then the sync when the sync is not flat). Larger,
+    // folded into the flat sync, or into a central sync through the root when the sync would be
+    // central (a flat push then the sync when it is dissemination). Larger,
     // same node: pull; otherwise binomial.
     {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
      plan::bcast_fixed_tree},
@@ -62,6 +63,12 @@ constexpr row table[] = {
                 select_sync(s.f) == plan::sync_flat;
      },
      plan::bcast_flat_sync},
+    {family::bcast,
+     [](shape &s) {
+         return is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s) &&
+                select_sync(s.f) == plan::sync_central;
+     },
+     plan::bcast_central_sync},
     {family::bcast,
      [](shape &s) { return is(coll_cfg.bcast, algo::flat) || (is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s)); },
      plan::bcast_flat},
