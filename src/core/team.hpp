@@ -110,6 +110,12 @@ struct team {
     // line). Counters and counts start from zero with the team: a destroyed team's slot is zeroed.
     std::vector<std::uint64_t> sent_from;
     std::int8_t direct[seg_count] = {-1, -1};  // every member reached directly? (-1: not known)
+    // Node structure (coll/node.cpp), worked out at first use from rt.node_of: the members grouped
+    // by node, nodes in the order of their lowest rank, ranks ascending within a node.
+    int nodes = -1;                      // distinct nodes among the members (-1: not known yet)
+    std::vector<int> node_index;         // node of every rank
+    std::vector<int> node_first;         // node k's ranks: node_ranks[node_first[k] .. node_first[k + 1])
+    std::vector<int> node_ranks;
 
     int world_pe(int r) const { return strided ? start + stride * r : members[std::size_t(r)]; }
     int rank_of(int world) const;  // -1 when not a member

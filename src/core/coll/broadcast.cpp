@@ -124,6 +124,7 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     switch (select(sh)) {
     case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);
+    case plan::bcast_node: return bcast_node(f, d, s, bytes, root, team_sem);
     case plan::bcast_fixed_tree: bcast_fixed_tree(f, d, s, bytes, root); break;
     case plan::bcast_flat: bcast_push(f, d, s, bytes, root, true, team_sem); break;
     case plan::bcast_pull: bcast_pull(f, d, s, bytes, root, team_sem); break;

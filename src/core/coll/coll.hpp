@@ -7,7 +7,8 @@
 // algorithms. One file per family:
 //   frame.cpp      a call's frame (team or active set), waiting, signals and transfers
 //   select.cpp     the one algorithm-selection table (every family, every override)
-//   sync.cpp       barriers and syncs (flat, central, dissemination, per node)
+//   sync.cpp       barriers and syncs (flat, central, dissemination)
+//   node.cpp       teams across nodes: sync, broadcast and reduction through one leader per node
 //   broadcast.cpp  collect.cpp (collect, fcollect)  alltoall.cpp (alltoall, alltoalls)
 //   reduce.cpp     scan.cpp     check.cpp (SHMEM_DEBUG argument checks)
 //   entry.cpp      the entry points of team.hpp (team and active-set forms)
@@ -124,11 +125,11 @@ inline void copy_local(void *d, const void *s, std::size_t n) {
 
 enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
 enum class plan : std::uint8_t {
-    sync_flat, sync_central, sync_dissemination,
-    bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull,
+    sync_flat, sync_central, sync_dissemination, sync_node,
+    bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
     collect_flat, collect_ring, collect_barrier,
     alltoall_flat, alltoall_barrier,
-    reduce_gather, reduce_scatter, reduce_rd,
+    reduce_gather, reduce_scatter, reduce_rd, reduce_node,
     scan_gather, scan_read, scan_hs,
 };
 // What the table decides on. `a`, `b`: the symmetric buffers that must be direct on every member
@@ -202,6 +203,13 @@ void alltoalls_impl(frame &f, void *dest, const void *src, std::ptrdiff_t dst, s
 void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op,
                  void *pwrk = nullptr, std::size_t pwrk_bytes = 0);
 void scan_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op, bool inclusive);
+
+// ---- teams across nodes (node.cpp): a leader per node on the network ---------------------------
+
+bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
+void sync_node(frame &f);
+void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
+void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
 
 // ---- SHMEM_DEBUG argument checks (check.cpp) --------------------------------------------------
 

@@ -102,6 +102,7 @@ void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, redu
     switch (select(sh)) {
     case plan::reduce_gather: return reduce_gather(f, d, s, nelems, op);
     case plan::reduce_scatter: return reduce_scatter_direct(f, d, s, nelems, op);
+    case plan::reduce_node: return reduce_node(f, d, s, nelems, op);
     default: break;
     }
     if (f.legacy()) {

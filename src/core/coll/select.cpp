@@ -40,11 +40,14 @@ struct row {
 constexpr row table[] = {
     // ---- barrier / sync: flat (n <= USHMEM_COLL_FLAT_MAX: every PE signals every other, one
     // round); central when the node has more PEs than CPUs (every wait costs a context switch
-    // anyway: 2 (n - 1) signals instead of n (n - 1)); dissemination above.
+    // anyway: 2 (n - 1) signals instead of n (n - 1)); dissemination above. A team across nodes,
+    // some shared: through one leader per node (node.cpp), which only the node map decides (the
+    // same on every member, unlike a node's CPU count).
     {family::sync, [](shape &s) { return is(coll_cfg.barrier, algo::dissemination) || !flat_sync_ok(s); },
      plan::sync_dissemination},
     {family::sync, [](shape &) { return is(coll_cfg.barrier, algo::central); }, plan::sync_central},
     {family::sync, [](shape &) { return is(coll_cfg.barrier, algo::flat); }, plan::sync_flat},
+    {family::sync, [](shape &s) { return node_aware(s.f); }, plan::sync_node},
     {family::sync, [](shape &s) { return !small_group(s); }, plan::sync_dissemination},
     {family::sync, [](shape &) { return oversubscribed(); }, plan::sync_central},
     {family::sync, [](shape &) { return true; }, plan::sync_flat},
@@ -53,10 +56,13 @@ constexpr row table[] = {
     // per-sender counters: fixed tree from rank 0. Small messages in small groups: flat push
     // folded into the flat sync, or into a central sync through the root when the sync would be
     // central (a flat push then the sync when it is dissemination). Larger,
-    // same node: pull; otherwise binomial.
+    // same node: pull; otherwise binomial. Small ones in a team across nodes: through the node
+    // leaders.
     {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
      plan::bcast_fixed_tree},
     {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
+    {family::bcast, [](shape &s) { return is(coll_cfg.bcast, algo::automatic) && small_bcast(s) && node_aware(s.f); },
+     plan::bcast_node},
     {family::bcast,
      [](shape &s) {
          return (is(coll_cfg.bcast, algo::flat) || (is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s))) &&
@@ -89,10 +95,13 @@ constexpr row table[] = {
     {family::alltoall, [](shape &) { return true; }, plan::alltoall_barrier},
 
     // ---- reductions: small contributions gather through team scratch; same node: reduce-scatter
-    // by reads; otherwise chunked recursive doubling (active sets: through pWrk).
+    // by reads; otherwise chunked recursive doubling (active sets: through pWrk). Small ones in a
+    // team across nodes: node partials through the leaders.
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::gather) && fits_gather(s); }, plan::reduce_gather},
     {family::reduce, [](shape &) { return is(coll_cfg.reduce, algo::rd); }, plan::reduce_rd},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
+     plan::reduce_node},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s); },
      plan::reduce_gather},
     {family::reduce, [](shape &s) { return s.direct(); }, plan::reduce_scatter},

@@ -27,6 +27,7 @@ void group_sync(frame &f) {
     shape sh{family::sync, f};
     const plan p = select(sh);
     if (p == plan::sync_dissemination) return dissemination(f);
+    if (p == plan::sync_node) return sync_node(f);
     auto id = [&f](int s) { return flat_id(f, s); };
     if (p == plan::sync_central) {
         // Gather to rank 0, which releases the others (2 (n - 1) signals instead of n (n - 1)).
