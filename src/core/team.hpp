@@ -191,7 +191,7 @@ void reduce_as(const char *routine, active_set as, void *dest, const void *src, 
 // ---- shared between team.cpp and coll/ --------------------------------------------------
 std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
 std::size_t team_scratch_bytes();     // scratch bytes of every slot
-bool oversubscribed();                // more PEs on this node than CPUs: yield early when waiting
+bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE)
 
 // The world barrier behind shmem_barrier_all / shmem_sync_all and the memory routines.
 void world_sync(const char *routine);
