@@ -110,6 +110,7 @@ struct team {
     // line). Counters and counts start from zero with the team: a destroyed team's slot is zeroed.
     std::vector<std::uint64_t> sent_from;
     std::int8_t direct[seg_count] = {-1, -1};  // every member reached directly? (-1: not known)
+    std::int8_t sync_plan = -1;  // the sync the selection table picks for it (coll/select.cpp; -1: not yet)
     // Node structure (coll/node.cpp), worked out at first use from rt.node_of: the members grouped
     // by node, nodes in the order of their lowest rank, ranks ascending within a node.
     int nodes = -1;                      // distinct nodes among the members (-1: not known yet)
@@ -191,6 +192,7 @@ void reduce_as(const char *routine, active_set as, void *dest, const void *src, 
 // ---- shared between team.cpp and coll/ --------------------------------------------------
 std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
 std::size_t team_scratch_bytes();     // scratch bytes of every slot
+void coll_reset_choices();            // forget the collectives' cached choices (init)
 bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE)
 
 // The world barrier behind shmem_barrier_all / shmem_sync_all and the memory routines.

@@ -5,7 +5,7 @@
 // automatic rows). docs/collectives.md, "Algorithms and selection", is this table in prose.
 #include "core/coll/coll.hpp"
 
-#include <iterator>
+#include <atomic>
 
 namespace ushmem::core::coll {
 
@@ -124,9 +124,32 @@ plan select(shape &s) {
     return plan::sync_dissemination;  // not reached: every family ends with an unconditional row
 }
 
+// A team's sync never changes (sizes, node map and settings are fixed): looked up once. Barriers
+// take ~0.1 us on a node, and walking the rows is a visible part of that.
+// An active set's depends on its size alone: kept per size (sizes up to 64; any thread may fill
+// an entry, always with the same value).
+namespace {
+std::atomic<std::int8_t> by_size[65];  // 0: not yet, else plan + 1
+} // namespace
+
 plan select_sync(frame &f) {
+    if (f.t && f.t->sync_plan >= 0) return plan(f.t->sync_plan);
+    const bool cached = !f.t && f.n < 65;
+    if (cached) {
+        const std::int8_t c = by_size[f.n].load(std::memory_order_relaxed);
+        if (c) return plan(c - 1);
+    }
     shape s{family::sync, f};
-    return select(s);
+    const plan p = select(s);
+    if (f.t) f.t->sync_plan = std::int8_t(p);
+    if (cached) by_size[f.n].store(std::int8_t(int(p) + 1), std::memory_order_relaxed);
+    return p;
 }
 
 } // namespace ushmem::core::coll
+
+namespace ushmem::core {
+void coll_reset_choices() {  // at init: the settings and node facts may have changed
+    for (auto &c : coll::by_size) c.store(0, std::memory_order_relaxed);
+}
+} // namespace ushmem::core

@@ -24,8 +24,7 @@ void flat_exchange_wait(frame &f) {
 int flat_id(const frame &f, int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); }
 
 void group_sync(frame &f) {
-    shape sh{family::sync, f};
-    const plan p = select(sh);
+    const plan p = select_sync(f);
     if (p == plan::sync_dissemination) return dissemination(f);
     if (p == plan::sync_node) return sync_node(f);
     auto id = [&f](int s) { return flat_id(f, s); };
