@@ -16,7 +16,7 @@ endif()
 # 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
 ushmem_mpi_test(setup PROGRAM setup ARGS --config=@CONFIG@ NP 4 CONFIGS twohost LABELS twohost)
 foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2p lock ctx team
-             coll_data coll_reduce coll_sync cxx_api)
+             coll_data coll_reduce coll_sync coll_backtoback cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
 ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
@@ -61,4 +61,17 @@ foreach(phase rma atomics wait collective)
   ushmem_mpi_test(fault_host_${phase} PROGRAM fault ARGS ${phase} none NP 4 CONFIGS twohost
                   TIMEOUT 600 LABELS "fault;twohost"
                   WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/fault_host.sh ${USHMEM_FAULT_HOST_LOOPS} 1 --)
+endforeach()
+
+# Three simulated hosts, 5 PEs (2, 2 and 1 per host; each host its share of the CPUs): teams whose
+# nodes hold unequal numbers of members, a single-member node, and nodes of which some have more
+# PEs than CPUs and some not (the sync pattern must still be the same on every member). The
+# node-aware collectives (src/core/coll/node.cpp) and every other algorithm the teams there select.
+set(USHMEM_MPI_CONFIG_ENV_threehost "")
+set(USHMEM_MPI_CONFIG_WRAPPER_threehost ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 3 --timeout @TIMEOUT@ --)
+foreach(prog coll_sync coll_backtoback)
+  ushmem_mpi_test(${prog} NP 5 CONFIGS threehost TIMEOUT 300 LABELS twohost)
+endforeach()
+foreach(prog coll_data coll_reduce)
+  ushmem_mpi_test(${prog}_quick PROGRAM ${prog} ARGS quick NP 5 CONFIGS threehost TIMEOUT 300 LABELS twohost)
 endforeach()

@@ -40,7 +40,7 @@ struct settings {
     std::string wait_spin;
     double finalize_notice = 10;
     bool stats = false;
-    // Teams and collectives (core/team.cpp, core/coll.cpp).
+    // Teams and collectives (core/team.cpp, core/coll/).
     long max_teams = 64;
     std::size_t team_scratch = 0;
     long coll_flat_max = 16;

@@ -417,7 +417,7 @@ static void signal_add(const char *routine, int pe, std::uint64_t *local_counter
 void barrier_all(const char *routine, bool with_quiet) {
     if (with_quiet) quiet(routine, rt.default_ctx);
     if (rt.npes == 1) return;
-    if (team_world.slot >= 0) return world_sync(routine);  // the world team's barrier (core/coll.cpp)
+    if (team_world.slot >= 0) return world_sync(routine);  // the world team's barrier (core/coll/sync.cpp)
     // Dissemination barrier over one-sided atomic adds: in round r, signal PE me+2^r and wait
     // for the signal of PE me-2^r. Counters only grow, so nothing is reset between barriers.
     const std::uint64_t epoch = ++rt.barrier_epoch;

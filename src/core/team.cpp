@@ -1,5 +1,6 @@
 // Teams: the slot pool, the predefined teams, splits and destroy. See team.hpp for the model.
 #include "core/team.hpp"
+#include "bootstrap/bootstrap.hpp"
 
 #include "core/log.hpp"
 #include "core/team_check.hpp"
@@ -70,6 +71,8 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.gather_epoch = 0;
     t.sent_from.assign(t.members.size(), 0);
     t.direct[0] = t.direct[1] = -1;
+    t.sync_plan = -1;  // the collectives' cached choices (coll/select.cpp, coll/node.cpp)
+    t.nodes = -1;
     t.strided = true;
     t.start = t.members[0];
     t.stride = t.n > 1 ? t.members[1] - t.members[0] : 1;
@@ -216,7 +219,11 @@ void team_init(const char *routine) {
             ++local;
         }
     }
-    g.oversub = rt.node_cpus > 0 && local > rt.node_cpus;
+    // The same answer on every PE (a collective over the bootstrap): it picks the sync pattern, and
+    // members that picked flat and central syncs would wait for each other forever. Nodes may
+    // differ (a job across hosts of different sizes): then any node with more PEs than CPUs decides.
+    coll_reset_choices();
+    g.oversub = bootstrap::max_u64(rt.node_cpus > 0 && local > rt.node_cpus ? 1 : 0) != 0;
     setup(team_world, 0, std::move(world), 0);
     team_world.predefined = true;
     setup(team_shared, 1, std::move(shared), 0);

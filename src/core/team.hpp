@@ -1,4 +1,4 @@
-// ushmem core: teams and the one-sided collectives (team.cpp, coll.cpp).
+// ushmem core: teams and the one-sided collectives (team.cpp, coll/).
 //
 // Symmetric resources. Every team owns one slot of a pool that is allocated at init, at the same
 // heap offset on every PE (USHMEM_MAX_TEAMS slots). A slot holds the team's signal counters (one
@@ -58,12 +58,12 @@ constexpr int rd_data(int k) { return hot + 2 * k; }
 constexpr int rd_ack(int k) { return hot + 2 * k + 1; }
 constexpr int hs_data(int k) { return hot + 2 * max_regions + 2 * k; }
 constexpr int hs_ack(int k) { return hot + 2 * max_regions + 2 * k + 1; }
-// SHMEM_DEBUG argument check of team collectives (coll.cpp, check_team_args): a dissemination
+// SHMEM_DEBUG argument check of team collectives (coll/check.cpp, check_team_args): a dissemination
 // min/max exchange of a few words, round r from the fixed partner me - 2^r (single-sender), into
 // a record area after the counters (two parities, like the gather region). Teams only: never
 // mapped onto a pSync.
 constexpr int check_rounds = 20;  // teams up to 2^20 PEs
-constexpr int check_fields = 7;   // see coll.cpp: what is compared
+constexpr int check_fields = 7;   // see coll/check.cpp: what is compared
 constexpr int check(int r) { return hot + 4 * max_regions + r; }
 constexpr int count = check(check_rounds);
 // Byte offset of counter `id` in a team slot.
@@ -83,7 +83,7 @@ constexpr int psync_word(int id) {
            : id < hs_data(0) ? 40 + (id - hot)
                              : 40 + (id - hs_data(0));
 }
-// The counters, then the words of the SHMEM_DEBUG check of active-set collectives (coll.cpp,
+// The counters, then the words of the SHMEM_DEBUG check of active-set collectives (coll/check.cpp,
 // check_as_args): an arrival count and sums of what every member passed. SHMEM_*_SYNC_SIZE
 // (96) covers both (asserted in api/coll.cpp).
 constexpr std::size_t psync_counter_words = 40 + 2 * max_regions;
@@ -110,6 +110,13 @@ struct team {
     // line). Counters and counts start from zero with the team: a destroyed team's slot is zeroed.
     std::vector<std::uint64_t> sent_from;
     std::int8_t direct[seg_count] = {-1, -1};  // every member reached directly? (-1: not known)
+    std::int8_t sync_plan = -1;  // the sync the selection table picks for it (coll/select.cpp; -1: not yet)
+    // Node structure (coll/node.cpp), worked out at first use from rt.node_of: the members grouped
+    // by node, nodes in the order of their lowest rank, ranks ascending within a node.
+    int nodes = -1;                      // distinct nodes among the members (-1: not known yet)
+    std::vector<int> node_index;         // node of every rank
+    std::vector<int> node_first;         // node k's ranks: node_ranks[node_first[k] .. node_first[k + 1])
+    std::vector<int> node_ranks;
 
     int world_pe(int r) const { return strided ? start + stride * r : members[std::size_t(r)]; }
     int rank_of(int world) const;  // -1 when not a member
@@ -143,7 +150,7 @@ int team_split_2d(const char *routine, team &parent, int xrange, int x_contexts,
                   team **xout, team **yout);
 void team_destroy(const char *routine, team *t);
 
-// ---- collectives (coll.cpp) -----------------------------------------------------------------
+// ---- collectives (coll/) -----------------------------------------------------------------
 // acc[i] = acc[i] OP x[i] for i < n elements; elem is the element size in bytes.
 using combine_fn = void (*)(void *acc, const void *x, std::size_t n);
 struct reduce_op {
@@ -182,10 +189,11 @@ void alltoalls_as(const char *routine, active_set as, void *dest, const void *sr
 void reduce_as(const char *routine, active_set as, void *dest, const void *src, std::size_t nelems,
                reduce_op op, void *pwrk, std::size_t pwrk_bytes, long *psync);
 
-// ---- shared between team.cpp and coll.cpp --------------------------------------------------
+// ---- shared between team.cpp and coll/ --------------------------------------------------
 std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
 std::size_t team_scratch_bytes();     // scratch bytes of every slot
-bool oversubscribed();                // more PEs on this node than CPUs: yield early when waiting
+void coll_reset_choices();            // forget the collectives' cached choices (init)
+bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE)
 
 // The world barrier behind shmem_barrier_all / shmem_sync_all and the memory routines.
 void world_sync(const char *routine);

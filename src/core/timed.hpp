@@ -14,7 +14,7 @@ namespace ushmem::core {
 // Direct (same-node load/store) PEs complete at once, after a store fence.
 bool pe_test(const char *routine, context &c, int pe);
 
-// ---- deadlines for team collectives (coll.cpp) -----------------------------------------------
+// ---- deadlines for team collectives (core/coll/entry.cpp) -----------------------------------------------
 // While a deadline is set (per thread), a team collective whose wait passes it gives up and
 // returns; coll_deadline_end() then says so. The team's collective state is then undefined (some
 // members may have counted this PE's signals): the team must not be used for collectives again.

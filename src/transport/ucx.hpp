@@ -146,6 +146,17 @@ inline void *atomic_nbx(ucp_worker_h w, ucp_ep_h ep, ucp_atomic_op_t op, const v
     drive d(w);
     return ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
 }
+// A fire-and-forget 64-bit remote add (the collectives' signals; completion through flush, errors
+// through nbi_completion). nullptr, or UCX's description of why it could not be issued.
+void nbi_completion(void *request, ucs_status_t status, void *user_data);
+inline const char *add_nbi(ucp_ep_h ep, std::uint64_t raddr, ucp_rkey_h rkey, std::uint64_t v) {
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK;
+    prm.datatype = ucp_dt_make_contig(8);
+    prm.cb.send = nbi_completion;
+    void *r = atomic_nbx(worker(), ep, UCP_ATOMIC_OP_ADD, &v, raddr, rkey, &prm);
+    return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
+}
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);

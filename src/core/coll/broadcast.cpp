@@ -1,0 +1,136 @@
+// Broadcast (coll.hpp).
+#include "core/coll/coll.hpp"
+
+namespace ushmem::core::coll {
+namespace {
+
+int high_bit(int v) { return v ? 1 << (31 - __builtin_clz(unsigned(v))) : 0; }
+
+// Root-relative binomial (or flat) tree over per-sender counters. `team_sem`: dest is updated on
+// the root too.
+void bcast_push(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool flat,
+                bool team_sem) {
+    const int n = f.n, v = (f.me - root + n) % n;
+    if (v == 0) {
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        int pv = flat ? 0 : v - high_bit(v);
+        wait_ctr(f, ctr::from((root + pv) % n), 1);
+    }
+    const char *from = v == 0 ? src : dest;
+    if (flat) {
+        if (v == 0)
+            for (int c = 1; c < n; ++c) put_signal(f, (root + c) % n, dest, from, bytes, ctr::from(f.me));
+        return;
+    }
+    int top = 1;
+    while (top < n) top <<= 1;
+    int lo = v ? 2 * high_bit(v) : 1;
+    for (int d = top; d >= lo; d >>= 1)  // largest subtree first
+        if (v + d < n && d >= lo) put_signal(f, (root + d + v) % n, dest, from, bytes, ctr::from(f.me));
+}
+
+// Teams larger than max_from: a fixed binomial tree rooted at rank 0 (single-sender counters), the
+// root first relaying its data to rank 0.
+void bcast_fixed_tree(frame &f, char *dest, const char *src, std::size_t bytes, int root) {
+    const int n = f.n, v = f.me;
+    if (v == root && root != 0) put_signal(f, 0, dest, src, bytes, ctr::relay);
+    const char *from = dest;
+    if (v == 0) {
+        if (root == 0) {
+            from = src;
+            copy_local(dest, src, bytes);
+        } else {
+            wait_ctr(f, ctr::relay, 1);
+        }
+    } else {
+        wait_ctr(f, ctr::tree, 1);
+    }
+    int top = 1;
+    while (top < n) top <<= 1;
+    int lo = v ? 2 * high_bit(v) : 1;
+    for (int d = top; d >= lo; d >>= 1)
+        if (v + d < n) put_signal(f, v + d, dest, from, bytes, ctr::tree);
+}
+
+// Same node: the root says its source is ready, everyone copies it. The sync that follows
+// (bcast_impl) keeps the root's source in place until every member has copied it.
+void bcast_pull(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    if (f.me == root) {
+        for (int k = 1; k < f.n; ++k) signal(f, (root + k) % f.n, ctr::from(root));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        wait_ctr(f, ctr::from(root), 1);
+        std::memcpy(dest, dptr(f, root, src), bytes);
+    }
+}
+
+// Flat push and the flat sync in one: the root's sync signal to each member follows its data (the
+// flat sync's counter of the root), every other member signals every member as in the sync. One
+// sync's cost, whatever the route: a receiver has its data when the root's signal is in.
+void bcast_flat_sync(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    if (f.me == root) {
+        for (int k = 1; k < f.n; ++k) put_signal(f, (root + k) % f.n, dest, src, bytes, flat_id(f, root));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        const int mine = flat_id(f, f.me);
+        for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
+    }
+    for (int s = 0; s < f.n; ++s)
+        if (s != f.me) wait_ctr(f, flat_id(f, s), 1);
+}
+
+// Broadcast: the algorithm, then a sync of the group.
+//
+// Every collective must end only once every member has entered it (the others reach that through
+// their all-to-all exchanges; see docs/collectives.md, "Back-to-back calls"). A broadcast would
+// not: a root waits for nobody, and a receiver hears only from its parent. Then a member two calls
+// ahead writes the dest (and, for active sets, the pSync words) of a member that is still checking
+// and resetting this call's data: the idiom of back-to-back calls alternating two pSync and dest
+// buffers with no barrier in between (Mellanox's verifier; issue #12, mpi_tests/coll_backtoback),
+// which every other implementation runs (OSHMEM's broadcast ends with a barrier). With the sync,
+// whoever starts call i + 2 knows that every member has entered call i + 1, hence is done with
+// call i. Small messages in small groups fold the data into the sync (bcast_flat_sync): one
+// sync's cost in all.
+// Push and the central sync in one, through the root instead of rank 0: every member tells the
+// root it has entered, the root then puts the data to each, its release signal following the
+// data. Two steps (the fewest for a broadcast that ends once every member has entered), 2 (n - 1)
+// signals: for nodes with more PEs than CPUs, where every wait costs a context switch.
+void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    if (f.me == root) {
+        for (int s = 0; s < f.n; ++s)
+            if (s != root) wait_ctr(f, flat_id(f, s), 1);
+        for (int k = 1; k < f.n; ++k) put_signal(f, (root + k) % f.n, dest, src, bytes, flat_id(f, root));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        signal(f, root, flat_id(f, f.me));
+        wait_ctr(f, flat_id(f, root), 1);
+    }
+}
+
+} // namespace
+
+void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem) {
+    if (root < 0 || root >= f.n)
+        fatal(f.routine, "PE_root %d is not a PE of the %s (0 to %d)", root,
+              f.legacy() ? "active set" : "team", f.n - 1);
+    auto *d = static_cast<char *>(dest);
+    auto *s = static_cast<const char *>(src);
+    if (f.n == 1 || bytes == 0) {
+        if (team_sem) copy_local(d, s, bytes);
+        return;
+    }
+    shape sh{family::bcast, f, bytes, dest, src};
+    switch (select(sh)) {
+    case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
+    case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);
+    case plan::bcast_node: return bcast_node(f, d, s, bytes, root, team_sem);
+    case plan::bcast_fixed_tree: bcast_fixed_tree(f, d, s, bytes, root); break;
+    case plan::bcast_flat: bcast_push(f, d, s, bytes, root, true, team_sem); break;
+    case plan::bcast_pull: bcast_pull(f, d, s, bytes, root, team_sem); break;
+    default: bcast_push(f, d, s, bytes, root, false, team_sem); break;
+    }
+    group_sync(f);
+}
+
+} // namespace ushmem::core::coll

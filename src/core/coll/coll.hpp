@@ -1,0 +1,250 @@
+// ushmem core: the collectives' shared machinery (internal to src/core/coll/).
+//
+// Everything is built from three operations: put + signal (a one-sided atomic add after the data),
+// signal alone, and waiting for a number of signals on a counter of our own; plus, when every
+// member of the group is reached through the direct mapping (same node), plain loads and stores
+// into the members' buffers. See team.hpp for the signalling model and docs/collectives.md for the
+// algorithms. One file per family:
+//   frame.cpp      a call's frame (team or active set), waiting, signals and transfers
+//   select.cpp     the one algorithm-selection table (every family, every override)
+//   sync.cpp       barriers and syncs (flat, central, dissemination)
+//   node.cpp       teams across nodes: sync, broadcast and reduction through one leader per node
+//   broadcast.cpp  collect.cpp (collect, fcollect)  alltoall.cpp (alltoall, alltoalls)
+//   reduce.cpp     scan.cpp     check.cpp (SHMEM_DEBUG argument checks)
+//   entry.cpp      the entry points of team.hpp (team and active-set forms)
+#pragma once
+
+#include "core/team.hpp"
+#include "core/wait.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ushmem::core::coll {
+
+// One collective call's view of its group and symmetric resources.
+struct frame {
+    const char *routine = nullptr;
+    int n = 0, me = -1;
+    team *t = nullptr;  // nullptr: an active set
+    bool strided = true;
+    int start = 0, stride = 1;
+    const int *list = nullptr;
+    char *cbase = nullptr;  // counters: local address, segment and offset in it
+    seg_id cseg = seg_heap;
+    std::size_t coff = 0;
+    std::uint64_t *seen = nullptr;  // consumed signals: team: per counter id; active set: per word
+    std::uint64_t *sent = nullptr;  // team: signals sent to each rank's from(me) (team::sent_from)
+    char *gbuf = nullptr;           // gather region of one parity (teams)
+    std::size_t gbytes = 0;
+    char *cbuf = nullptr;           // chunk region (team scratch, or pWrk)
+    std::size_t cbytes = 0;
+    bool used_ucx_puts = false;
+    bool quiet_waits = false;       // every member's counters are direct: no UCX progress needed to wait
+
+    int pe(int r) const { return strided ? start + stride * r : list[r]; }
+    bool legacy() const { return t == nullptr; }
+    std::size_t cofs(int id) const {
+        return legacy() ? std::size_t(ctr::psync_word(id)) * 8 : ctr::team_offset(id);
+    }
+    std::uint64_t &seen_of(int id) { return seen[legacy() ? std::size_t(ctr::psync_word(id)) : std::size_t(id)]; }
+    std::uint64_t *c(int id) const { return reinterpret_cast<std::uint64_t *>(cbase + cofs(id)); }
+    // Per-sender counters exist (teams up to max_from PEs; active sets: one shared word).
+    bool has_from() const { return legacy() || n <= ctr::max_from; }
+};
+
+// Consumed counts of an active-set collective (they start from zero).
+struct as_seen {
+    std::uint64_t w[ctr::psync_counter_words] = {};
+};
+
+void init_team_frame(frame &f, const char *routine, team &t);
+void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen);
+void finish_as(frame &f);
+
+// ---- waiting ----------------------------------------------------------------------------------
+
+double now_seconds();
+[[noreturn]] void fail_timeout(const frame &f, double waited);
+
+// A timed collective's deadline (coll_deadline_begin; 0: none). Passing it unwinds the
+// collective's algorithm to on_team, which records it; the frame holds nothing to release.
+extern thread_local double t_deadline;
+extern thread_local bool t_gave_up;
+struct deadline_passed {};
+
+// Waits until cond() holds, as the waiting policy says (core/wait.hpp): spin, then sleep until the
+// signaller wakes us (or yield, on request). Signals between direct members are plain stores and
+// atomics: polling needs no UCX progress (still made now and then, for whatever else the program
+// has in flight).
+template <class Cond> void cwait(const frame &f, Cond cond) {
+    const unsigned every = f.quiet_waits ? 63 : 3;
+    for (unsigned i = 0; i < 64; ++i) {
+        if (cond()) return;
+        if ((i & every) == every) transport::progress();
+    }
+    const double timeout = rt.cfg.wait_timeout;
+    wait_state w(wait_kind::signalled, every);
+    for (unsigned long i = 1;; ++i) {
+        if (cond()) return;
+        w.idle([](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
+        if (w.slow() || (i & 255) == 0) {
+            if (timeout > 0 && w.waited_seconds() > timeout) fail_timeout(f, w.waited_seconds());
+            if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
+        }
+    }
+}
+
+
+void wait_ctr(frame &f, int id, std::uint64_t k);  // k more signals on counter `id`, consumed
+std::uint64_t take_value(frame &f, int id);        // mailbox: waits until it moves, returns by how much
+
+// ---- signals and transfers (frame.cpp) --------------------------------------------------------
+
+extern context g_cctx;  // the collectives' own transfers: their completion is observed through signals
+void ucx_add(const char *routine, peer &p, int pe, seg_id s, std::size_t off, std::uint64_t v);
+void signal_after(frame &f, int r, int id, bool data_ucx, bool data_direct);
+inline void signal(frame &f, int r, int id) { signal_after(f, r, id, false, false); }
+bool put_to(frame &f, int r, void *dst, const void *src, std::size_t n);
+void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int id);
+void complete_puts(frame &f);
+void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const char *src,
+                        std::size_t sstride, std::size_t elem, std::size_t count, int id);
+char *dptr(frame &f, int r, const void *sym);
+bool seg_direct(frame &f, seg_id s);
+void set_quiet_waits(frame &f);
+bool all_direct(frame &f, const void *a, const void *b);
+
+inline void copy_local(void *d, const void *s, std::size_t n) {
+    if (n && d != s) std::memmove(d, s, n);
+}
+
+// ---- the algorithm-selection table (select.cpp) -------------------------------------------------
+
+enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
+enum class plan : std::uint8_t {
+    sync_flat, sync_central, sync_dissemination, sync_node,
+    bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
+    collect_flat, collect_ring, collect_barrier,
+    alltoall_flat, alltoall_barrier,
+    reduce_gather, reduce_scatter, reduce_rd, reduce_node,
+    scan_gather, scan_read, scan_hs,
+};
+// What the table decides on. `a`, `b`: the symmetric buffers that must be direct on every member
+// for the load/store algorithms (looked up only when a row asks). `offsets_known`: collect knows
+// every member's offset (a ring needs them).
+struct shape {
+    family fam;
+    frame &f;
+    std::size_t bytes = 0;
+    const void *a = nullptr, *b = nullptr;
+    bool offsets_known = true;
+    signed char direct_ = -1;  // direct(), once known
+    bool direct();             // every member's a, b and counters by load/store
+};
+plan select(shape &s);
+plan select_sync(frame &f);  // the sync a group would use (select on family::sync)
+
+// ---- shared building blocks (sync.cpp) ----------------------------------------------------------
+
+void group_sync(frame &f);                      // every member has entered (the selected sync)
+inline void entry_sync(frame &f) { group_sync(f); }
+int flat_id(const frame &f, int s);             // the flat sync's counter for signals from rank s
+void flat_exchange_wait(frame &f);              // one from(s) signal from every other member
+char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false);
+bool gather_fits(const frame &f, std::size_t bytes);
+
+// ---- chunked exchanges (reduce.cpp, scan.cpp) --------------------------------------------------
+
+// Chunk regions for recursive doubling and Hillis-Steele: region k has two buffers (chunk parity)
+// and a data and a credit counter; a sender has at most two chunks in flight per region.
+struct regions {
+    frame &f;
+    bool hs;
+    int nreg;
+    std::size_t chunk_bytes;
+    int sends[ctr::max_regions] = {};
+
+    regions(frame &fr, bool h, int k, std::size_t cb) : f(fr), hs(h), nreg(k), chunk_bytes(cb) {}
+    int data_id(int k) const { return hs ? ctr::hs_data(k) : ctr::rd_data(k); }
+    int ack_id(int k) const { return hs ? ctr::hs_ack(k) : ctr::rd_ack(k); }
+    char *buf(int k, int parity) const {
+        return f.cbuf + (std::size_t(k) * 2 + std::size_t(parity)) * chunk_bytes;
+    }
+    void send(int k, int to, const void *data, std::size_t bytes, int parity) {
+        if (sends[k] >= 2) wait_ctr(f, ack_id(k), 1);
+        put_signal(f, to, buf(k, parity), data, bytes, data_id(k));
+        ++sends[k];
+    }
+    const char *recv(int k, int parity) {
+        wait_ctr(f, data_id(k), 1);
+        return buf(k, parity);
+    }
+    void release(int k, int to) { signal(f, to, ack_id(k)); }
+    void drain() {
+        for (int k = 0; k < nreg; ++k) wait_ctr(f, ack_id(k), std::uint64_t(std::min(sends[k], 2)));
+    }
+};
+
+// Elements per chunk when the chunk scratch holds 2 * nreg chunks (fails clearly when not one fits).
+std::size_t chunk_elems(frame &f, int nreg, std::size_t elem);
+
+// ---- the families ---------------------------------------------------------------------------------
+
+void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem);
+void fcollect_impl(frame &f, void *dest, const void *src, std::size_t bytes);
+void collect_impl(frame &f, void *dest, const void *src, std::size_t bytes);
+void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes);
+void alltoalls_impl(frame &f, void *dest, const void *src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                    std::size_t nelems, std::size_t elem);
+// pwrk (active sets): the user's pWrk, taken as chunk scratch when recursive doubling is selected.
+void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op,
+                 void *pwrk = nullptr, std::size_t pwrk_bytes = 0);
+void scan_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op, bool inclusive);
+
+// ---- teams across nodes (node.cpp): a leader per node on the network ---------------------------
+
+bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
+void sync_node(frame &f);
+void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
+void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
+
+// ---- SHMEM_DEBUG argument checks (check.cpp) --------------------------------------------------
+
+// Which collective, what it calls its count, and what the members must agree on (comma-separated;
+// the message joins the last two with "and").
+#define USHMEM_COLL_KINDS(X)                                                                      \
+    X(sync, "barrier or sync", "", "")                                                            \
+    X(broadcast, "broadcast", "nelems * element size (bytes)", "nelems, PE_root")                 \
+    X(fcollect, "fcollect", "nelems * element size (bytes)", "nelems")                            \
+    X(collect, "collect", "", "")                                                                 \
+    X(alltoall, "alltoall", "nelems * element size (bytes)", "nelems")                            \
+    X(alltoalls, "alltoalls", "nelems", "dst, sst, nelems")                                       \
+    X(reduce, "reduction", "nreduce", "nreduce, type, operation")                                 \
+    X(inscan, "inclusive scan", "nelems", "nelems, type")                                         \
+    X(exscan, "exclusive scan", "nelems", "nelems, type")
+
+enum class coll_kind : std::uint64_t {
+    none,
+#define X(k, name, count, remedy) k,
+    USHMEM_COLL_KINDS(X)
+#undef X
+};
+
+struct kind_info {
+    const char *name, *count, *remedy;
+};
+const kind_info &info_of(std::uint64_t k);
+
+// What a member passed. `count` is 0 where the members may differ (collect's nelems).
+struct coll_args {
+    coll_kind kind = coll_kind::none;
+    std::uint64_t count = 0, elem = 0, root = 0, dst = 0, sst = 0;
+};
+
+void check_team_args(frame &f, const coll_args &a);
+void check_as_args(frame &f, const coll_args &a, active_set as);
+
+} // namespace ushmem::core::coll

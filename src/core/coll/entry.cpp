@@ -1,0 +1,137 @@
+// The entry points of team.hpp: every collective runs its algorithm (the other files of
+// src/core/coll/) on a frame describing the team or the active set.
+#include "core/coll/coll.hpp"
+#include "core/timed.hpp"
+
+#include <utility>
+
+namespace ushmem::core {
+
+using namespace coll;
+
+context &coll_context() { return coll::g_cctx; }
+
+// ---- team entry points ------------------------------------------------------------------------
+
+// Every team collective runs on a frame describing the team; `body` is the algorithm.
+// `args`: what this member passed, compared with the other members' under SHMEM_DEBUG.
+template <class Body> void on_team(const char *routine, team &t, const coll_args &args, Body body) {
+    frame f;
+    init_team_frame(f, routine, t);
+    set_quiet_waits(f);
+    if (USHMEM_LIKELY(t_deadline == 0)) {
+        if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
+        return body(f);
+    }
+    try {
+        if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
+        body(f);
+    } catch (const deadline_passed &) {
+        t_gave_up = true;
+    }
+}
+
+void coll_deadline_begin(double seconds_from_now) {
+    t_gave_up = false;
+    // A deadline already due still lets the collective try: it gives up at its first long wait.
+    t_deadline = now_seconds() + (seconds_from_now > 0 ? seconds_from_now : 1e-9);
+}
+
+bool coll_deadline_end() {
+    t_deadline = 0;
+    return std::exchange(t_gave_up, false);
+}
+
+void team_sync(const char *routine, team &t) {
+    if (t.n == 1) return;
+    on_team(routine, t, {coll_kind::sync}, [](frame &f) { group_sync(f); });
+}
+
+void world_sync(const char *routine) { team_sync(routine, team_world); }
+
+void broadcast(const char *routine, team &t, void *dest, const void *src, std::size_t bytes, int root) {
+    on_team(routine, t, {coll_kind::broadcast, bytes, 0, std::uint64_t(root)},
+            [&](frame &f) { bcast_impl(f, dest, src, bytes, root, true); });
+}
+
+void fcollect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
+    on_team(routine, t, {coll_kind::fcollect, bytes}, [&](frame &f) { fcollect_impl(f, dest, src, bytes); });
+}
+
+void collect(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
+    on_team(routine, t, {coll_kind::collect}, [&](frame &f) { collect_impl(f, dest, src, bytes); });
+}
+
+void alltoall(const char *routine, team &t, void *dest, const void *src, std::size_t bytes) {
+    on_team(routine, t, {coll_kind::alltoall, bytes}, [&](frame &f) { alltoall_impl(f, dest, src, bytes); });
+}
+
+void alltoalls(const char *routine, team &t, void *dest, const void *src, std::ptrdiff_t dst,
+               std::ptrdiff_t sst, std::size_t nelems, std::size_t elem) {
+    on_team(routine, t, {coll_kind::alltoalls, nelems, elem, 0, std::uint64_t(dst), std::uint64_t(sst)},
+            [&](frame &f) { alltoalls_impl(f, dest, src, dst, sst, nelems, elem); });
+}
+
+void reduce(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op) {
+    on_team(routine, t, {coll_kind::reduce, nelems, op.elem}, [&](frame &f) { reduce_impl(f, dest, src, nelems, op); });
+}
+
+void scan(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op,
+          bool inclusive) {
+    on_team(routine, t, {inclusive ? coll_kind::inscan : coll_kind::exscan, nelems, op.elem},
+            [&](frame &f) { scan_impl(f, dest, src, nelems, op, inclusive); });
+}
+
+// ---- active-set entry points ------------------------------------------------------------------
+
+// Every active-set collective runs on a frame describing the set and its pSync.
+template <class Body>
+void on_active_set(const char *routine, active_set as, long *psync, const coll_args &args, Body body) {
+    frame f;
+    as_seen seen;
+    init_as_frame(f, routine, as, psync, seen);
+    if (USHMEM_UNLIKELY(rt.cfg.debug)) check_as_args(f, args, as);
+    body(f);
+    finish_as(f);
+}
+
+void barrier_as(const char *routine, active_set as, long *psync, bool with_quiet) {
+    if (with_quiet) quiet(routine, rt.default_ctx);
+    on_active_set(routine, as, psync, {coll_kind::sync}, [](frame &f) { group_sync(f); });
+}
+
+void broadcast_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                  int root, long *psync) {
+    on_active_set(routine, as, psync, {coll_kind::broadcast, bytes, 0, std::uint64_t(root)},
+                  [&](frame &f) { bcast_impl(f, dest, src, bytes, root, false); });
+}
+
+void fcollect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                 long *psync) {
+    on_active_set(routine, as, psync, {coll_kind::fcollect, bytes}, [&](frame &f) { fcollect_impl(f, dest, src, bytes); });
+}
+
+void collect_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                long *psync) {
+    on_active_set(routine, as, psync, {coll_kind::collect}, [&](frame &f) { collect_impl(f, dest, src, bytes); });
+}
+
+void alltoall_as(const char *routine, active_set as, void *dest, const void *src, std::size_t bytes,
+                 long *psync) {
+    on_active_set(routine, as, psync, {coll_kind::alltoall, bytes}, [&](frame &f) { alltoall_impl(f, dest, src, bytes); });
+}
+
+void alltoalls_as(const char *routine, active_set as, void *dest, const void *src, std::ptrdiff_t dst,
+                  std::ptrdiff_t sst, std::size_t nelems, std::size_t elem, long *psync) {
+    on_active_set(routine, as, psync,
+                  {coll_kind::alltoalls, nelems, elem, 0, std::uint64_t(dst), std::uint64_t(sst)},
+                  [&](frame &f) { alltoalls_impl(f, dest, src, dst, sst, nelems, elem); });
+}
+
+void reduce_as(const char *routine, active_set as, void *dest, const void *src, std::size_t nelems,
+               reduce_op op, void *pwrk, std::size_t pwrk_bytes, long *psync) {
+    on_active_set(routine, as, psync, {coll_kind::reduce, nelems, op.elem},
+                  [&](frame &f) { reduce_impl(f, dest, src, nelems, op, pwrk, pwrk_bytes); });
+}
+
+} // namespace ushmem::core

@@ -1,0 +1,237 @@
+// The collectives' frame (a team's or an active set's view of one call), waiting, and the
+// signals and transfers every algorithm is built from (coll.hpp).
+#include "core/coll/coll.hpp"
+
+#include <time.h>
+
+#include <vector>
+
+namespace ushmem::core::coll {
+
+context g_cctx;
+
+double now_seconds() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+
+void init_team_frame(frame &f, const char *routine, team &t) {
+    f.routine = routine;
+    f.n = t.n;
+    f.me = t.me;
+    f.t = &t;
+    f.strided = t.strided;
+    f.start = t.start;
+    f.stride = t.stride;
+    f.list = t.members.data();
+    f.cbase = t.ctr;
+    f.cseg = seg_heap;
+    f.coff = std::size_t(reinterpret_cast<std::uintptr_t>(t.ctr) - rt.seg[seg_heap].base);
+    f.seen = slot_seen(t.slot);
+    f.sent = t.sent_from.data();
+    std::size_t half = team_scratch_bytes() / 2 / 64 * 64;
+    f.gbuf = t.scratch;
+    f.gbytes = half / 2 / 64 * 64;  // two parities
+    f.cbuf = t.scratch + half;
+    f.cbytes = team_scratch_bytes() - half;
+}
+
+
+void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen) {
+    f.routine = routine;
+    if (as.size < 1 || as.log_stride < 0 || as.log_stride > 30 || as.start < 0 ||
+        (long long)as.start + ((long long)(as.size - 1) << as.log_stride) >= rt.npes)
+        fatal(routine, "invalid active set (PE_start %d, logPE_stride %d, PE_size %d) for %d PEs: "
+                       "PE_size must be positive, logPE_stride >= 0, and PE_start + (PE_size - 1) * "
+                       "2^logPE_stride a valid PE number",
+              as.start, as.log_stride, as.size, rt.npes);
+    f.n = as.size;
+    f.strided = true;
+    f.start = as.start;
+    f.stride = 1 << as.log_stride;
+    long d = long(rt.me) - as.start;
+    if (d < 0 || d % f.stride || d / f.stride >= as.size)
+        fatal(routine, "PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size %d); only "
+                       "the PEs of the active set may call an active-set collective",
+              rt.me, as.start, as.log_stride, as.size);
+    f.me = int(d / f.stride);
+    if (!psync) fatal(routine, "pSync is a null pointer; pass a symmetric array of SHMEM_*_SYNC_SIZE longs");
+    locate_or_fail(routine, "pSync", psync, ctr::psync_words * 8, rt.me, f.cseg, f.coff);
+    if (reinterpret_cast<std::uintptr_t>(psync) & 7)
+        fatal(routine, "pSync %p is not aligned to 8 bytes", static_cast<void *>(psync));
+    f.cbase = reinterpret_cast<char *>(psync);
+    f.seen = seen.w;
+}
+
+// Gives back what an active-set collective consumed from its pSync, restoring SHMEM_SYNC_VALUE
+// (signals of a next barrier that may already have arrived stay counted).
+void finish_as(frame &f) {
+    for (std::size_t w = 0; w < ctr::psync_counter_words; ++w)
+        if (f.seen[w]) __atomic_fetch_sub(reinterpret_cast<std::uint64_t *>(f.cbase) + w, f.seen[w], __ATOMIC_ACQ_REL);
+}
+
+[[noreturn]] void fail_timeout(const frame &f, double waited) {
+    fatal(f.routine,
+          "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for a signal from another PE of the "
+          "%s (%d PEs); has every member called the same collectives in the same order?",
+          waited, f.legacy() ? "active set" : "team", f.n);
+}
+
+
+thread_local double t_deadline = 0;
+thread_local bool t_gave_up = false;
+
+// Waits for k more signals on counter `id` and consumes them.
+void wait_ctr(frame &f, int id, std::uint64_t k) {
+    if (k == 0) return;
+    std::uint64_t &seen = f.seen_of(id);
+    const std::uint64_t want = seen + k;
+    const std::uint64_t *p = f.c(id);
+    if (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want)
+        cwait(f, [p, want] { return __atomic_load_n(p, __ATOMIC_ACQUIRE) >= want; });
+    seen = want;
+}
+
+// Mailbox: waits until counter `id` moves, consumes and returns the amount it moved by.
+std::uint64_t take_value(frame &f, int id) {
+    std::uint64_t &seen = f.seen_of(id);
+    const std::uint64_t old = seen;
+    const std::uint64_t *p = f.c(id);
+    cwait(f, [p, old] { return __atomic_load_n(p, __ATOMIC_ACQUIRE) != old; });
+    std::uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    seen = v;
+    return v - old;
+}
+
+// ---- signals and transfers --------------------------------------------------------------------
+
+void ucx_add(const char *routine, peer &p, int pe, seg_id s, std::size_t off, std::uint64_t v) {
+    if (const char *err = transport::add_nbi(p.ep, p.rbase[s] + off, p.rkey[s], v))
+        fatal(routine, "signal to PE %d failed: %s", pe, err);
+    g_cctx.note_pending(pe);
+}
+
+// Signal counter `id` of rank r, after whatever was sent to it before: `data_ucx` says whether
+// data went through UCX since (then it must be delivered first), `data_direct` whether it was
+// stored directly.
+void signal_after(frame &f, int r, int id, bool data_ucx, bool data_direct) {
+    const int pe = f.pe(r);
+    peer &p = target(f.routine, pe, f.cseg);
+    const std::size_t off = f.coff + f.cofs(id);
+    // A team's from(me) counter on rank r has one writer, us: its value is the number we sent.
+    const bool own = f.sent && id == ctr::from(f.me);
+    if (p.how[f.cseg] == route::direct) {
+        if (data_ucx) pe_quiet(f.routine, g_cctx, pe);
+        else if (data_direct) store_fence();
+        auto *w = reinterpret_cast<std::uint64_t *>(p.direct[f.cseg] + off);
+        // A plain store, not xchg: a locked operation on the line the target spins on waits for
+        // its transfer (+0.15 us per barrier here), a store leaves through the store buffer. The
+        // sleepers word may then be read before the store is visible; a target that goes to sleep
+        // meanwhile re-checks its condition for a while after announcing itself (wait.cpp), which
+        // outlasts any store buffer's drain.
+        if (own) __atomic_store_n(w, ++f.sent[r], __ATOMIC_RELEASE);
+        else __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
+        wake_peer(p);
+        return;
+    }
+    if (own) ++f.sent[r];  // the adds keep the counter equal to the count as well
+    if (data_ucx) transport::fence();
+    else if (data_direct) store_fence();
+    ucx_add(f.routine, p, pe, f.cseg, off, 1);
+}
+
+// Copies n bytes to the symmetric address `dst` on rank r; true if it went through UCX.
+bool put_to(frame &f, int r, void *dst, const void *src, std::size_t n) {
+    if (n == 0) return false;
+    const int pe = f.pe(r);
+    seg_id ds;
+    std::size_t doff;
+    locate_or_fail(f.routine, "destination", dst, n, pe, ds, doff);
+    peer &p = target(f.routine, pe, ds);
+    if (p.how[ds] == route::direct) {
+        std::memcpy(p.direct[ds] + doff, src, n);
+        return false;
+    }
+    put_ucx(f.routine, g_cctx, p, pe, ds, doff, src, n, false);
+    f.used_ucx_puts = true;
+    return true;
+}
+
+void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int id) {
+    bool ucx = put_to(f, r, dst, src, n);
+    signal_after(f, r, id, ucx, n && !ucx);
+}
+
+// After puts without signals: make them visible before what follows (a barrier's signals).
+void complete_puts(frame &f) {
+    store_fence();
+    if (f.used_ucx_puts) quiet(f.routine, g_cctx);
+    f.used_ucx_puts = false;
+}
+
+// Strided copy of `count` elements of `elem` bytes to the symmetric `dst` on rank r (element i at
+// dst + i * dstride, from src + i * sstride), then signal counter `id` there (id < 0: no signal).
+void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const char *src,
+                        std::size_t sstride, std::size_t elem, std::size_t count, int id) {
+    bool ucx = false, dir = false;
+    if (count) {
+        const int pe = f.pe(r);
+        seg_id ds;
+        std::size_t doff;
+        locate_or_fail(f.routine, "destination", dst, (count - 1) * dstride + elem, pe, ds, doff);
+        peer &p = target(f.routine, pe, ds);
+        if (p.how[ds] == route::direct) {
+            char *d = p.direct[ds] + doff;
+            for (std::size_t i = 0; i < count; ++i) std::memcpy(d + i * dstride, src + i * sstride, elem);
+            dir = true;
+        } else if (dstride == elem) {
+            std::vector<char> pack(count * elem);
+            for (std::size_t i = 0; i < count; ++i) std::memcpy(pack.data() + i * elem, src + i * sstride, elem);
+            put_ucx(f.routine, g_cctx, p, pe, ds, doff, pack.data(), pack.size(), false);
+            ucx = true;
+        } else {
+            for (std::size_t i = 0; i < count; ++i)
+                put_ucx(f.routine, g_cctx, p, pe, ds, doff + i * dstride, src + i * sstride, elem, true);
+            pe_quiet(f.routine, g_cctx, pe);  // the sources of the nbi puts must stay valid until then
+            ucx = true;
+        }
+        if (ucx) f.used_ucx_puts = true;
+    }
+    if (id >= 0) signal_after(f, r, id, ucx, dir);
+}
+
+// Local address of the symmetric `sym` on rank r; only for groups that are all direct.
+char *dptr(frame &f, int r, const void *sym) {
+    seg_id s = seg_heap;
+    std::size_t off = 0;
+    locate(sym, 1, s, off);
+    peer &p = target(f.routine, f.pe(r), s);
+    return p.direct[s] + off;
+}
+
+bool seg_direct(frame &f, seg_id s) {
+    if (f.t && f.t->direct[s] >= 0) return f.t->direct[s] != 0;
+    bool d = true;
+    for (int r = 0; r < f.n && d; ++r) d = target(f.routine, f.pe(r), s).how[s] == route::direct;
+    if (f.t) f.t->direct[s] = d ? 1 : 0;
+    return d;
+}
+
+// Small teams talk to every member anyway: find out once whether they are all direct.
+void set_quiet_waits(frame &f) {
+    if (f.t && (f.t->direct[seg_heap] >= 0 || f.n <= rt.cfg.coll_flat_max))
+        f.quiet_waits = seg_direct(f, seg_heap);
+}
+
+// Every member's `a` and `b` (symmetric) and counters reachable by loads and stores from here.
+bool all_direct(frame &f, const void *a, const void *b) {
+    seg_id sa, sb;
+    std::size_t o;
+    if (!locate(a, 1, sa, o) || !locate(b, 1, sb, o)) return false;
+    return seg_direct(f, f.cseg) && seg_direct(f, sa) && seg_direct(f, sb);
+}
+
+
+} // namespace ushmem::core::coll

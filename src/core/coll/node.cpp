@@ -1,0 +1,149 @@
+// Node-aware collectives for teams that span nodes (coll.hpp; issue #12): the members of a node
+// meet through the direct path, one leader per node talks over the network. Each is a sync at
+// the same time (every member returns once every member has entered: docs/collectives.md,
+// "Back-to-back calls"):
+//   1. every member signals its node's leader (its contribution, for a reduction, with it);
+//   2. the leaders exchange one signal each, all to all (the broadcast's data, a reduction's node
+//      partial with it): one network step on the critical path, L (L - 1) messages for L nodes;
+//   3. each leader releases its node's members (the data or the result with the signal).
+// Counters: per-sender from(s) throughout (a member's signal to its leader, a leader's to the
+// other leaders and to its members), so any pattern may follow any other.
+#include "core/coll/coll.hpp"
+
+#include <vector>
+
+namespace ushmem::core::coll {
+
+namespace {
+
+void learn_nodes(team &t) {
+    std::vector<int> node_ids;  // rt.node_of value of node k
+    t.node_index.assign(std::size_t(t.n), 0);
+    for (int r = 0; r < t.n; ++r) {
+        const int id = rt.node_of[std::size_t(t.world_pe(r))];
+        std::size_t k = 0;
+        while (k < node_ids.size() && node_ids[k] != id) ++k;
+        if (k == node_ids.size()) node_ids.push_back(id);
+        t.node_index[std::size_t(r)] = int(k);
+    }
+    const std::size_t nodes = node_ids.size();
+    t.node_first.assign(nodes + 1, 0);
+    for (int r = 0; r < t.n; ++r) ++t.node_first[std::size_t(t.node_index[std::size_t(r)]) + 1];
+    for (std::size_t k = 0; k < nodes; ++k) t.node_first[k + 1] += t.node_first[k];
+    t.node_ranks.assign(std::size_t(t.n), 0);
+    std::vector<int> fill(t.node_first.begin(), t.node_first.end() - 1);
+    for (int r = 0; r < t.n; ++r) t.node_ranks[std::size_t(fill[std::size_t(t.node_index[std::size_t(r)])]++)] = r;
+    t.nodes = int(nodes);
+}
+
+// One call's view: node k's ranks, the leader of every node.
+struct nodes_view {
+    const team &t;
+    int mine;  // this member's node
+    int count() const { return t.nodes; }
+    const int *begin(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k)]; }
+    const int *end(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k) + 1]; }
+    int first(int k) const { return *begin(k); }
+};
+
+nodes_view view(frame &f) { return nodes_view{*f.t, f.t->node_index[std::size_t(f.me)]}; }
+
+// The leader of node k: `root` on the root's node (a broadcast), else the node's lowest rank.
+int leader_of(const nodes_view &v, int k, int root) {
+    if (root >= 0 && v.t.node_index[std::size_t(root)] == k) return root;
+    return v.first(k);
+}
+
+} // namespace
+
+bool node_aware(frame &f) {
+    team *t = f.t;
+    if (!t || !f.has_from()) return false;
+    if (t->nodes < 0) learn_nodes(*t);
+    // Worth it when some node holds two members or more; the leaders' all-to-all is flat.
+    return t->nodes > 1 && t->nodes < t->n && t->nodes <= rt.cfg.coll_flat_max;
+}
+
+void sync_node(frame &f) {
+    const nodes_view v = view(f);
+    const int leader = leader_of(v, v.mine, -1);
+    if (f.me != leader) {
+        signal(f, leader, ctr::from(f.me));
+        wait_ctr(f, ctr::from(leader), 1);
+        return;
+    }
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
+    for (int k = 0; k < v.count(); ++k)
+        if (k != v.mine) signal(f, leader_of(v, k, -1), ctr::from(f.me));
+    for (int k = 0; k < v.count(); ++k)
+        if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) signal(f, *r, ctr::from(f.me));
+}
+
+void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    const nodes_view v = view(f);
+    const int leader = leader_of(v, v.mine, root);
+    if (f.me != leader) {
+        signal(f, leader, ctr::from(f.me));
+        wait_ctr(f, ctr::from(leader), 1);  // the data came with it
+        return;
+    }
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
+    const char *from = f.me == root ? src : dest;
+    for (int k = 0; k < v.count(); ++k) {
+        if (k == v.mine) continue;
+        const int l = leader_of(v, k, root);
+        if (f.me == root) put_signal(f, l, dest, src, bytes, ctr::from(f.me));
+        else signal(f, l, ctr::from(f.me));
+    }
+    for (int k = 0; k < v.count(); ++k)
+        if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, root)), 1);  // the root's: with the data
+    if (f.me == root && team_sem) copy_local(dest, src, bytes);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) put_signal(f, *r, dest, from, bytes, ctr::from(f.me));
+}
+
+void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t bytes = nelems * op.elem;
+    const nodes_view v = view(f);
+    const int leader = leader_of(v, v.mine, -1);
+    // The gather region of this call's parity: slot r holds rank r's contribution on its node's
+    // leader, and leader l's node partial on the other leaders.
+    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    if (f.me != leader) {
+        put_signal(f, leader, buf + std::size_t(f.me) * bytes, src, bytes, ctr::from(f.me));
+        wait_ctr(f, ctr::from(leader), 1);  // the result came with it
+        return;
+    }
+    // The node's partial in rank order (the leader is its node's lowest rank: its own first); node
+    // order across the leaders: the same on every leader, so every member gets bit-identical results.
+    std::vector<char> partial(src, src + bytes);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) {
+            wait_ctr(f, ctr::from(*r), 1);
+            op.combine(partial.data(), buf + std::size_t(*r) * bytes, nelems);
+        }
+    for (int k = 0; k < v.count(); ++k)
+        if (k != v.mine) put_signal(f, leader_of(v, k, -1), buf + std::size_t(f.me) * bytes, partial.data(), bytes, ctr::from(f.me));
+    std::vector<char> result(bytes);
+    bool have = false;
+    for (int k = 0; k < v.count(); ++k) {
+        const int l = leader_of(v, k, -1);
+        const char *p = partial.data();
+        if (k != v.mine) {
+            wait_ctr(f, ctr::from(l), 1);
+            p = buf + std::size_t(l) * bytes;
+        }
+        if (!have) std::memcpy(result.data(), p, bytes);
+        else op.combine(result.data(), p, nelems);
+        have = true;
+    }
+    std::memcpy(dest, result.data(), bytes);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) put_signal(f, *r, dest, result.data(), bytes, ctr::from(f.me));
+}
+
+} // namespace ushmem::core::coll

@@ -1,0 +1,120 @@
+// Reductions (coll.hpp).
+#include "core/coll/coll.hpp"
+
+#include <vector>
+
+namespace ushmem::core::coll {
+
+std::size_t chunk_elems(frame &f, int nreg, std::size_t elem) {
+    std::size_t ce = f.cbytes / (2 * std::size_t(nreg)) / elem;
+    if (ce == 0)
+        fatal(f.routine, "the work array is too small for %d PEs (%zu bytes; need at least %zu)%s", f.n,
+              f.cbytes, 2 * std::size_t(nreg) * elem,
+              f.legacy() ? "" : "; raise USHMEM_TEAM_SCRATCH");
+    return ce;
+}
+
+namespace {
+
+// Chunked recursive doubling (any route). Non-powers of two: the PEs above the largest power of
+// two fold their data into a partner first and get the result back at the end.
+void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t E = op.elem;
+    int p2 = 1;
+    while (p2 * 2 <= f.n) p2 *= 2;
+    const int rem = f.n - p2;
+    int rounds = 0;
+    while ((1 << rounds) < p2) ++rounds;
+    regions R(f, false, rounds + 1, 0);
+    const std::size_t ce = chunk_elems(f, rounds + 1, E);
+    R.chunk_bytes = ce * E;
+    copy_local(dest, src, nelems * E);
+    std::size_t idx = 0;
+    for (std::size_t c0 = 0; c0 < nelems; c0 += ce, ++idx) {
+        const std::size_t len = std::min(ce, nelems - c0), bytes = len * E;
+        const int par = int(idx & 1);
+        char *acc = dest + c0 * E;
+        if (f.me >= p2) {
+            R.send(0, f.me - p2, acc, bytes, par);
+            wait_ctr(f, ctr::result, 1);
+            continue;
+        }
+        if (f.me < rem) {
+            op.combine(acc, R.recv(0, par), len);
+            R.release(0, f.me + p2);
+        }
+        for (int r = 0; r < rounds; ++r) {
+            const int partner = f.me ^ (1 << r);
+            R.send(r + 1, partner, acc, bytes, par);
+            op.combine(acc, R.recv(r + 1, par), len);
+            R.release(r + 1, partner);
+        }
+        if (f.me < rem) put_signal(f, f.me + p2, acc, acc, bytes, ctr::result);
+    }
+    R.drain();
+}
+
+// Same node: every PE reduces its slice of the elements by reading every member's source, then
+// writes the result slice into every member's dest. Needs no scratch; every slice is computed by
+// one PE, so every PE gets bit-identical results.
+void reduce_scatter_direct(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t E = op.elem;
+    entry_sync(f);
+    std::vector<const char *> srcs(std::size_t(f.n));
+    std::vector<char *> dsts(std::size_t(f.n));
+    for (int r = 0; r < f.n; ++r) {
+        srcs[std::size_t(r)] = dptr(f, r, src);
+        dsts[std::size_t(r)] = dptr(f, r, dest);
+    }
+    const std::size_t lo = nelems * std::size_t(f.me) / std::size_t(f.n);
+    const std::size_t hi = nelems * std::size_t(f.me + 1) / std::size_t(f.n);
+    const std::size_t B = std::max<std::size_t>(1, 16384 / E);
+    for (std::size_t b = lo; b < hi; b += B) {
+        const std::size_t len = std::min(B, hi - b), off = b * E, bytes = len * E;
+        char *acc = dest + off;
+        copy_local(acc, src + off, bytes);
+        for (int r = 0; r < f.n; ++r)
+            if (r != f.me) op.combine(acc, srcs[std::size_t(r)] + off, len);
+        for (int k = 1; k < f.n; ++k) std::memcpy(dsts[std::size_t((f.me + k) % f.n)] + off, acc, bytes);
+    }
+    store_fence();
+    for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, ctr::done);
+    wait_ctr(f, ctr::done, std::uint64_t(f.n - 1));
+}
+
+void reduce_gather(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t bytes = nelems * op.elem;
+    const char *buf = gather(f, src, bytes);
+    std::memcpy(dest, buf, bytes);
+    for (int r = 1; r < f.n; ++r) op.combine(dest, buf + std::size_t(r) * bytes, nelems);
+}
+
+
+} // namespace
+
+void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce_op op, void *pwrk,
+                 std::size_t pwrk_bytes) {
+    auto *d = static_cast<char *>(dest);
+    auto *s = static_cast<const char *>(src);
+    const std::size_t bytes = nelems * op.elem;
+    if (f.n == 1 || nelems == 0) return copy_local(d, s, bytes);
+    shape sh{family::reduce, f, bytes, dest, src};
+    switch (select(sh)) {
+    case plan::reduce_gather: return reduce_gather(f, d, s, nelems, op);
+    case plan::reduce_scatter: return reduce_scatter_direct(f, d, s, nelems, op);
+    case plan::reduce_node: return reduce_node(f, d, s, nelems, op);
+    default: break;
+    }
+    if (f.legacy()) {
+        // Active sets: the user's pWrk is the chunk scratch.
+        if (!pwrk) fatal(f.routine, "pWrk is a null pointer; pass a symmetric work array");
+        seg_id ws;
+        std::size_t wo;
+        locate_or_fail(f.routine, "pWrk", pwrk, pwrk_bytes, rt.me, ws, wo);
+        f.cbuf = static_cast<char *>(pwrk);
+        f.cbytes = pwrk_bytes;
+    }
+    reduce_rd(f, d, s, nelems, op);
+}
+
+} // namespace ushmem::core::coll

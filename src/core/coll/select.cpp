@@ -1,0 +1,155 @@
+// The one algorithm-selection table of the collectives (coll.hpp): for every family, rows tried in
+// order, the first whose condition holds wins. The conditions read the group's size, the message
+// size, whether it is an active set, whether every member is reached by load/store (same node),
+// and the USHMEM_*_ALGO overrides (an override the group cannot run falls through to the
+// automatic rows). docs/collectives.md, "Algorithms and selection", is this table in prose.
+#include "core/coll/coll.hpp"
+
+#include <atomic>
+
+namespace ushmem::core::coll {
+
+bool shape::direct() {
+    if (direct_ < 0) direct_ = all_direct(f, a, b) ? 1 : 0;
+    return direct_ != 0;
+}
+
+namespace {
+
+// ---- the facts the rows test ------------------------------------------------------------------
+
+bool small_group(shape &s) { return s.f.n <= rt.cfg.coll_flat_max; }
+bool flat_sync_ok(shape &s) {  // the flat and central syncs need a counter per sender
+    const frame &f = s.f;
+    return (f.legacy() ? f.n <= ctr::bar_rounds : f.has_from());
+}
+bool fits_gather(shape &s) { return gather_fits(s.f, s.bytes); }
+bool small_for_gather(shape &s) { return fits_gather(s) && s.bytes <= rt.cfg.reduce_gather_max; }
+bool small_bcast(shape &s) { return s.bytes < rt.cfg.bcast_tree_min; }
+
+bool is(algo have, algo want) { return have == want; }
+
+struct row {
+    family fam;
+    bool (*when)(shape &);
+    plan p;
+};
+
+// Overrides first, then the automatic choice. `auto_` rows apply whatever the override (an
+// override that does not fit falls through to them).
+constexpr row table[] = {
+    // ---- barrier / sync: flat (n <= USHMEM_COLL_FLAT_MAX: every PE signals every other, one
+    // round); central when the node has more PEs than CPUs (every wait costs a context switch
+    // anyway: 2 (n - 1) signals instead of n (n - 1)); dissemination above. A team across nodes,
+    // some shared: through one leader per node (node.cpp), which only the node map decides (the
+    // same on every member, unlike a node's CPU count).
+    {family::sync, [](shape &s) { return is(coll_cfg.barrier, algo::dissemination) || !flat_sync_ok(s); },
+     plan::sync_dissemination},
+    {family::sync, [](shape &) { return is(coll_cfg.barrier, algo::central); }, plan::sync_central},
+    {family::sync, [](shape &) { return is(coll_cfg.barrier, algo::flat); }, plan::sync_flat},
+    {family::sync, [](shape &s) { return node_aware(s.f); }, plan::sync_node},
+    {family::sync, [](shape &s) { return !small_group(s); }, plan::sync_dissemination},
+    {family::sync, [](shape &) { return oversubscribed(); }, plan::sync_central},
+    {family::sync, [](shape &) { return true; }, plan::sync_flat},
+
+    // ---- broadcast (then a sync, see broadcast.cpp): teams above max_from PEs have no
+    // per-sender counters: fixed tree from rank 0. Small messages in small groups: flat push
+    // folded into the flat sync, or into a central sync through the root when the sync would be
+    // central (a flat push then the sync when it is dissemination). Larger,
+    // same node: pull; otherwise binomial. Small ones in a team across nodes: through the node
+    // leaders.
+    {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
+     plan::bcast_fixed_tree},
+    {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
+    {family::bcast, [](shape &s) { return is(coll_cfg.bcast, algo::automatic) && small_bcast(s) && node_aware(s.f); },
+     plan::bcast_node},
+    {family::bcast,
+     [](shape &s) {
+         return (is(coll_cfg.bcast, algo::flat) || (is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s))) &&
+                select_sync(s.f) == plan::sync_flat;
+     },
+     plan::bcast_flat_sync},
+    {family::bcast,
+     [](shape &s) {
+         return is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s) &&
+                select_sync(s.f) == plan::sync_central;
+     },
+     plan::bcast_central_sync},
+    {family::bcast,
+     [](shape &s) { return is(coll_cfg.bcast, algo::flat) || (is(coll_cfg.bcast, algo::automatic) && small_group(s) && small_bcast(s)); },
+     plan::bcast_flat},
+    {family::bcast,
+     [](shape &s) { return (is(coll_cfg.bcast, algo::pull) || is(coll_cfg.bcast, algo::automatic)) && small_group(s) && s.direct(); },
+     plan::bcast_pull},
+    {family::bcast, [](shape &) { return true; }, plan::bcast_binomial},
+
+    // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
+    // per sender up to USHMEM_COLL_FLAT_MAX; puts then a sync above.
+    {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::ring) && s.offsets_known; }, plan::collect_ring},
+    {family::collect, [](shape &s) { return (is(coll_cfg.collect, algo::flat) || small_group(s)) && s.f.has_from(); },
+     plan::collect_flat},
+    {family::collect, [](shape &) { return true; }, plan::collect_barrier},
+
+    // ---- alltoall(s): pairwise push with per-sender signals, or puts then a sync.
+    {family::alltoall, [](shape &s) { return small_group(s) && s.f.has_from(); }, plan::alltoall_flat},
+    {family::alltoall, [](shape &) { return true; }, plan::alltoall_barrier},
+
+    // ---- reductions: small contributions gather through team scratch; same node: reduce-scatter
+    // by reads; otherwise chunked recursive doubling (active sets: through pWrk). Small ones in a
+    // team across nodes: node partials through the leaders.
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::gather) && fits_gather(s); }, plan::reduce_gather},
+    {family::reduce, [](shape &) { return is(coll_cfg.reduce, algo::rd); }, plan::reduce_rd},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
+     plan::reduce_node},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s); },
+     plan::reduce_gather},
+    {family::reduce, [](shape &s) { return s.direct(); }, plan::reduce_scatter},
+    {family::reduce, [](shape &) { return true; }, plan::reduce_rd},
+
+    // ---- scans: the same, with direct reads and Hillis-Steele.
+    {family::scan, [](shape &s) { return is(coll_cfg.scan, algo::gather) && fits_gather(s); }, plan::scan_gather},
+    {family::scan, [](shape &) { return is(coll_cfg.scan, algo::hs); }, plan::scan_hs},
+    {family::scan, [](shape &s) { return is(coll_cfg.scan, algo::read) && s.direct(); }, plan::scan_read},
+    {family::scan, [](shape &s) { return is(coll_cfg.scan, algo::automatic) && small_for_gather(s); }, plan::scan_gather},
+    {family::scan, [](shape &s) { return s.direct(); }, plan::scan_read},
+    {family::scan, [](shape &) { return true; }, plan::scan_hs},
+};
+
+} // namespace
+
+plan select(shape &s) {
+    for (const row &r : table)
+        if (r.fam == s.fam && r.when(s)) return r.p;
+    return plan::sync_dissemination;  // not reached: every family ends with an unconditional row
+}
+
+// A team's sync never changes (sizes, node map and settings are fixed): looked up once. Barriers
+// take ~0.1 us on a node, and walking the rows is a visible part of that.
+// An active set's depends on its size alone: kept per size (sizes up to 64; any thread may fill
+// an entry, always with the same value).
+namespace {
+std::atomic<std::int8_t> by_size[65];  // 0: not yet, else plan + 1
+} // namespace
+
+plan select_sync(frame &f) {
+    if (f.t && f.t->sync_plan >= 0) return plan(f.t->sync_plan);
+    const bool cached = !f.t && f.n < 65;
+    if (cached) {
+        const std::int8_t c = by_size[f.n].load(std::memory_order_relaxed);
+        if (c) return plan(c - 1);
+    }
+    shape s{family::sync, f};
+    const plan p = select(s);
+    if (f.t) f.t->sync_plan = std::int8_t(p);
+    if (cached) by_size[f.n].store(std::int8_t(int(p) + 1), std::memory_order_relaxed);
+    return p;
+}
+
+} // namespace ushmem::core::coll
+
+namespace ushmem::core {
+void coll_reset_choices() {  // at init: the settings and node facts may have changed
+    for (auto &c : coll::by_size) c.store(0, std::memory_order_relaxed);
+}
+} // namespace ushmem::core
