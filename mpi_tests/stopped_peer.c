@@ -13,6 +13,9 @@
  *   get       blocking shmem_getmem
  *   fadd      shmem_long_atomic_fetch_add
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
+ *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
+ *             member keeping the collective waiting)
+ *   reduce    every other PE: shmem_long_sum_reduce on SHMEM_TEAM_WORLD (likewise)
  * If the loop ends (the operations kept completing), PE 0 says so and exits 0, which the test
  * reports as a failure. */
 #include "common.h"
@@ -24,7 +27,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|barrier|reduce");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -36,6 +39,17 @@ int main(int argc, char **argv) {
         raise(SIGSTOP);
         /* Only a SIGCONT (never sent by the test) gets here. */
         shmem_finalize();
+        return 0;
+    }
+    if (!strcmp(mode, "barrier") || !strcmp(mode, "reduce")) {
+        /* Every other PE: the collective that the stopped PE never joins. */
+        static long src = 1, dst = 0;
+        for (long i = 0; i < 100000000L; ++i) {
+            if (mode[0] == 'b') shmem_barrier_all();
+            else shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
+        }
+        printf("[PE %d] stopped_peer %s: the collective completed without the stopped PE\n", me, mode);
+        fflush(stdout);
         return 0;
     }
     if (me == 0) {

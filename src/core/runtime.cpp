@@ -36,6 +36,8 @@ constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core
 constexpr std::size_t runtime_area = 4096;
 static_assert(heap_check_word >= 32 && (heap_check_word + 4) * 8 <= runtime_area - 8,
               "the heap check's words lie after the 32 barrier rounds and before the finalize mark");
+static_assert(coll_entry_word >= wake_area_word + 8 && coll_entry_word * 8 < runtime_area - 8,
+              "the collective entry word lies after the wake word's cache line, before the finalize mark");
 
 // ---- progress thread -----------------------------------------------------------------------
 // Only started when a selected transport emulates RMA in software (the target must run UCX
@@ -517,6 +519,30 @@ int init(const char *routine, const void *comm, int requested) {
     return rt.thread_level;
 }
 
+void read_runtime_words(const char *routine, std::size_t word, const std::vector<int> &pes, double answer_s,
+                        std::vector<std::uint64_t> &out, std::vector<bool> &answered) {
+    const std::size_t n = pes.size();
+    // Deliberately never freed when a get does not answer: a late answer must land somewhere.
+    auto *vals = new std::uint64_t[n + 1]();
+    const std::uint64_t *src = rt.barrier_flags + word;
+    // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
+    // is a non-blocking get, awaited below.
+    for (std::size_t i = 0; i < n; ++i)
+        if (pes[i] != rt.me) get(routine, rt.default_ctx, &vals[i], src, sizeof *vals, pes[i], true);
+        else vals[i] = __atomic_load_n(src, __ATOMIC_ACQUIRE);
+    answered.assign(n, true);
+    const double give_up = now_seconds() + answer_s;
+    bool all = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (pes[i] == rt.me) continue;
+        while (!pe_test(routine, rt.default_ctx, pes[i]) && now_seconds() < give_up) sched_yield();
+        answered[i] = pe_test(routine, rt.default_ctx, pes[i]);
+        all = all && answered[i];
+    }
+    out.assign(vals, vals + n);
+    if (all) delete[] vals;
+}
+
 namespace {
 // The word of the runtime area where a PE records that it has reached finalize (the dissemination
 // barrier's counters take 8 bytes per round from the start of the area).
@@ -529,19 +555,17 @@ std::uint64_t *finalize_mark() {
 // needs it to progress may not answer: it is then listed as "(no answer)").
 std::string pes_not_in_finalize(const char *routine) {
     const int n = rt.npes;
-    // Deliberately never freed when a get does not answer: a late answer must land somewhere.
-    auto *seen = new std::uint64_t[std::size_t(n)]();
-    // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
-    // is a non-blocking get, awaited below.
+    std::vector<int> pes;
     for (int pe = 0; pe < n; ++pe)
-        if (pe != rt.me) get(routine, rt.default_ctx, &seen[pe], finalize_mark(), sizeof *seen, pe, true);
-    seen[rt.me] = 1;
+        if (pe != rt.me) pes.push_back(pe);
+    std::vector<std::uint64_t> words;
+    std::vector<bool> got;
+    read_runtime_words(routine, runtime_area / 8 - 1, pes, 1.0, words, got);
+    std::vector<std::uint64_t> seen(std::size_t(n), 1);
     std::vector<bool> answered(std::size_t(n), true);
-    const double give_up = now_seconds() + 1;
-    for (int pe = 0; pe < n; ++pe) {
-        if (pe == rt.me) continue;
-        while (!pe_test(routine, rt.default_ctx, pe) && now_seconds() < give_up) sched_yield();
-        answered[std::size_t(pe)] = pe_test(routine, rt.default_ctx, pe);
+    for (std::size_t i = 0; i < pes.size(); ++i) {
+        seen[std::size_t(pes[i])] = words[i];
+        answered[std::size_t(pes[i])] = got[i];
     }
     std::string list;
     int missing = 0;
@@ -551,7 +575,6 @@ std::string pes_not_in_finalize(const char *routine) {
         list.append(" ").append(std::to_string(pe)).append(answered[std::size_t(pe)] ? "" : " (no answer)");
     }
     if (missing > 32) list.append(" and ").append(std::to_string(missing - 32)).append(" more");
-    if (std::all_of(answered.begin(), answered.end(), [](bool a) { return a; })) delete[] seen;
     return list.empty() ? " none (they are leaving the barrier)" : list;
 }
 

@@ -104,6 +104,7 @@ struct team {
     char *ctr = nullptr;               // the slot's counters (symmetric), see ctr::team_offset
     std::uint64_t *args = nullptr;     // the slot's argument area (symmetric), 2 * mask words
     char *scratch = nullptr;           // the slot's scratch (symmetric)
+    std::uint64_t calls = 0;           // collective frames entered on this team (coll_entry_word)
     std::uint64_t gather_epoch = 0;    // gather exchanges through scratch so far (their parity)
     // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal
     // there is a plain store of the count, not an atomic add (the sender does not wait for the

@@ -17,7 +17,21 @@ double now_seconds() {
 }
 
 
+namespace {
+// The entry word (runtime.hpp, coll_entry_word): the group (team slot + 1; as_group for active
+// sets) in the top 16 bits, the count of frames entered on it below. One store to this PE's own
+// runtime area per call; read only by a member whose wait timed out.
+constexpr std::uint64_t as_group = 0xffff;
+std::uint64_t g_as_calls = 0;
+std::uint64_t entry_code(std::uint64_t group, std::uint64_t calls) { return group << 48 | (calls & ((1ull << 48) - 1)); }
+void mark_entry(std::uint64_t code) { __atomic_store_n(rt.barrier_flags + coll_entry_word, code, __ATOMIC_RELEASE); }
+std::uint64_t my_entry(const frame &f) {
+    return f.legacy() ? entry_code(as_group, g_as_calls) : entry_code(std::uint64_t(f.t->slot) + 1, f.t->calls);
+}
+} // namespace
+
 void init_team_frame(frame &f, const char *routine, team &t) {
+    mark_entry(entry_code(std::uint64_t(t.slot) + 1, ++t.calls));
     f.routine = routine;
     f.n = t.n;
     f.me = t.me;
@@ -40,6 +54,7 @@ void init_team_frame(frame &f, const char *routine, team &t) {
 
 
 void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen) {
+    mark_entry(entry_code(as_group, ++g_as_calls));
     f.routine = routine;
     if (as.size < 1 || as.log_stride < 0 || as.log_stride > 30 || as.start < 0 ||
         (long long)as.start + ((long long)(as.size - 1) << as.log_stride) >= rt.npes)
@@ -72,11 +87,45 @@ void finish_as(frame &f) {
         if (f.seen[w]) __atomic_fetch_sub(reinterpret_cast<std::uint64_t *>(f.cbase) + w, f.seen[w], __ATOMIC_ACQ_REL);
 }
 
+// The members that keep this collective from completing, as " 2 (has not reached it) 3 (no
+// answer: ...)": each member's entry word says which collective it entered last. A member at an
+// earlier call of the same group has not reached this one; one in another group's collective is
+// elsewhere; one that does not answer within a second (over an emulated transport a stopped, hung
+// or dead PE cannot) is named so. Members in this very call are waiting too and are not listed.
+std::string members_missing(const frame &f) {
+    std::vector<int> pes;
+    for (int r = 0; r < f.n; ++r)
+        if (r != f.me) pes.push_back(f.pe(r));
+    std::vector<std::uint64_t> words;
+    std::vector<bool> answered;
+    read_runtime_words(f.routine, coll_entry_word, pes, 1.0, words, answered);
+    const std::uint64_t mine = my_entry(f);
+    std::string list;
+    int listed = 0;
+    for (std::size_t i = 0; i < pes.size(); ++i) {
+        const char *why = nullptr;
+        if (!answered[i]) why = "no answer: stopped, hung, dead or unreachable";
+        else if (words[i] >> 48 != mine >> 48) why = "in a collective of another team or active set";
+        else if (words[i] < mine) why = "has not reached this call";
+        if (!why) continue;
+        if (++listed > 16) {
+            list += " ...";
+            break;
+        }
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " PE %d (%s)", pes[i], why);
+        list += buf;
+    }
+    return list.empty() ? std::string(" none found (every member is in this call: a signal was lost?)") : list;
+}
+
 [[noreturn]] void fail_timeout(const frame &f, double waited) {
+    const std::string missing = members_missing(f);
     fatal(f.routine,
           "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for a signal from another PE of the "
-          "%s (%d PEs); has every member called the same collectives in the same order?",
-          waited, f.legacy() ? "active set" : "team", f.n);
+          "%s (%d PEs); the members keeping it waiting:%s. Has every member called the same "
+          "collectives in the same order?",
+          waited, f.legacy() ? "active set" : "team", f.n, missing.c_str());
 }
 
 
