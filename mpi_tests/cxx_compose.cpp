@@ -149,7 +149,7 @@ void test_coroutines() {
     CHECK(work == expect_mine);
 
     // Several tasks driven together: one per PE, and the fetches.
-    std::vector<long> works(std::size_t(npes), 0);
+    std::vector<long> works(2, 0);  // one per task that sums (not per PE: 1 PE runs this too)
     auto t0 = sum_remote(data, 0, n, works[0]);
     auto t1 = fetch_twice(ctr, right);
     auto t2 = nested(data, right, n, works[1]);
