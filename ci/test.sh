@@ -3,7 +3,8 @@
 #  1. main build: unit tests, mpi_tests at 1/2/4 PEs in three configurations (default,
 #     UCX_TLS=tcp,self, USHMEM_DIRECT=0) with huge pages reserved, install test, bench smoke;
 #  2. the default-configuration mpi_tests again with no huge pages (the small-page fallback);
-#  3. AddressSanitizer+UBSan build: unit tests and the default-configuration mpi_tests;
+#  3. AddressSanitizer+UBSan build: unit tests and the default-configuration mpi_tests (after a
+#     Release build, the benchmark command's, which only has to compile);
 #  4. ThreadSanitizer build: the tests whose PEs run threads (label "threads");
 #  5. two simulated hosts (label "twohost", ci/cluster.sh): 4-PE jobs across two hosts made of
 #     network, UTS and IPC namespaces (root only: skipped, saying so, otherwise).
@@ -35,6 +36,9 @@ ctest --test-dir build --output-on-failure --timeout 300 -L serial -LE twohost |
 step "default-configuration mpi tests without huge pages (reserved: $(bash ci/hugepages.sh 0))"
 ctest --test-dir build --output-on-failure --timeout 300 -j2 -L default || status=1
 bash ci/hugepages.sh 400 >/dev/null
+
+step "Release build (what ci/bench.sh builds: -O3 warnings differ from this one's)"
+bash ci/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DUSHMEM_BUILD_TESTS=OFF >/dev/null || status=1
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer build"
 if bash ci/build.sh build-asan -DUSHMEM_SANITIZE=address -DUSHMEM_BUILD_BENCH=OFF; then
