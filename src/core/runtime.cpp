@@ -561,18 +561,12 @@ std::string pes_not_in_finalize(const char *routine) {
     std::vector<std::uint64_t> words;
     std::vector<bool> got;
     read_runtime_words(routine, runtime_area / 8 - 1, pes, 1.0, words, got);
-    std::vector<std::uint64_t> seen(std::size_t(n), 1);
-    std::vector<bool> answered(std::size_t(n), true);
-    for (std::size_t i = 0; i < pes.size(); ++i) {
-        seen[std::size_t(pes[i])] = words[i];
-        answered[std::size_t(pes[i])] = got[i];
-    }
     std::string list;
     int missing = 0;
-    for (int pe = 0; pe < n; ++pe) {
-        if (answered[std::size_t(pe)] && seen[pe]) continue;
+    for (std::size_t i = 0; i < pes.size(); ++i) {
+        if (got[i] && words[i]) continue;
         if (++missing > 32) continue;  // the first 32 name the problem well enough
-        list.append(" ").append(std::to_string(pe)).append(answered[std::size_t(pe)] ? "" : " (no answer)");
+        list.append(" ").append(std::to_string(pes[i])).append(got[i] ? "" : " (no answer)");
     }
     if (missing > 32) list.append(" and ").append(std::to_string(missing - 32)).append(" more");
     return list.empty() ? " none (they are leaving the barrier)" : list;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdio>
 
@@ -38,22 +39,23 @@ int g_local_pes = 1;
 // two wake-ups (4 PEs over tcp on 2 cores: barrier 135-150 us blocking at once, 80-120 us
 // yielding). Where other processes are runnable (a build beside the job) a yield gives them a whole
 // time slice, so then block at once. The count of runnable threads (/proc/loadavg) is read at most
-// every 10 ms per PE.
+// every 10 ms per PE (relaxed atomics: threads of a PE may wait at once; a stale answer is harmless).
 bool node_runs_only_us() {
-    static long checked_ns = 0;
-    static bool only_us = false;
+    static std::atomic<long> checked_ns{0};
+    static std::atomic<bool> only_us{false};
     const long now = wait_now_ns();
-    if (now - checked_ns < 10000000L) return only_us;
-    checked_ns = now;
-    only_us = false;
+    if (now - checked_ns.load(std::memory_order_relaxed) < 10000000L) return only_us.load(std::memory_order_relaxed);
+    checked_ns.store(now, std::memory_order_relaxed);
+    bool quiet = false;
     if (FILE *f = std::fopen("/proc/loadavg", "r")) {
         double a, b, c;
         int running = 0, total = 0;
         if (std::fscanf(f, "%lf %lf %lf %d/%d", &a, &b, &c, &running, &total) == 5)
-            only_us = running <= g_local_pes + 1;  // + 1: a launcher daemon or a progress thread
+            quiet = running <= g_local_pes + 1;  // + 1: a launcher daemon or a progress thread
         std::fclose(f);
     }
-    return only_us;
+    only_us.store(quiet, std::memory_order_relaxed);
+    return quiet;
 }
 
 wake_word *own_word() { return reinterpret_cast<wake_word *>(rt.seg[seg_heap].base + g_wake_off); }
@@ -117,19 +119,18 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     // The C API's inline put (api.hpp) copies without calling core: send every call through the
     // core's path, which wakes, by the statistics' switch (stats.hpp: pe_limit 0).
     if (g_wake_direct) stats::pe_limit = 0;
-    bool ucx_traffic = !rt.cfg.direct || !transport::lanes().has_shared_memory_rma;
-    for (int pe = 0; pe < rt.npes; ++pe)
-        if (rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)]) ucx_traffic = true;
-    g_network_waker = rt.progress_thread || !ucx_traffic;
+    // UCX traffic: some peer is on another node, or the node's peers are not reached directly.
     // Only emulated lanes (active messages: UCX_TLS=tcp) make a message, hence an event, of every
     // put and atomic; one-sided ones (sysv/posix on the node, RDMA) land in memory silently.
-    bool all_emulated = rt.npes > 1;
     const transport::lanes_info &l = transport::lanes();
+    bool ucx_traffic = !rt.cfg.direct || !l.has_shared_memory_rma;
+    bool all_emulated = rt.npes > 1;
     for (int pe = 0; pe < rt.npes; ++pe) {
-        if (pe == rt.me) continue;
         const bool local = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
-        if (local ? l.has_shared_memory_rma : l.has_network_rdma) all_emulated = false;
+        if (!local) ucx_traffic = true;
+        if (pe != rt.me && (local ? l.has_shared_memory_rma : l.has_network_rdma)) all_emulated = false;
     }
+    g_network_waker = rt.progress_thread || !ucx_traffic;
     g_local_pes = local_size;
     g_events_only = all_emulated;
 }

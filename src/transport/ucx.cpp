@@ -22,6 +22,8 @@ namespace ushmem::transport {
 namespace {
 ucp_context_h g_context = nullptr;
 ucp_worker_h &g_worker = detail::main_worker;
+// The main worker's wakeup fd: -2 not fetched yet (main_efd), -1 none. Reset with the worker.
+std::atomic<int> g_main_efd{-2};
 lanes_info g_lanes;
 // Written by completion callbacks, which run on whichever thread progresses a worker (contexts
 // with their own worker may be driven by several threads at once).
@@ -99,6 +101,7 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 } // namespace
 
 bool create_worker(bool thread_multiple, std::string &err) {
+    g_main_efd.store(-2);
     g_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
                           : detail::main_shared ? UCS_THREAD_MODE_SERIALIZED
                                                 : UCS_THREAD_MODE_SINGLE,
@@ -120,6 +123,7 @@ void destroy_extra_worker(ucp_worker_h w) {
 void finalize() {
     if (g_worker) ucp_worker_destroy(g_worker);
     g_worker = nullptr;
+    g_main_efd.store(-2);
     detail::main_shared = false;
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;
@@ -371,14 +375,23 @@ long now_ns() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
 }
-} // namespace
 
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)()) {
-    int efd = -1;
+// The main worker's wakeup fd (-1: none), fetched once per worker for serve() and
+// sleep_for_events() (two threads fetching at once store the same fd).
+int main_efd() {
+    int efd = g_main_efd.load(std::memory_order_acquire);
+    if (efd != -2) return efd;
     {
         drive d(g_worker);
         if (ucp_worker_get_efd(g_worker, &efd) != UCS_OK) efd = -1;
     }
+    g_main_efd.store(efd, std::memory_order_release);
+    return efd;
+}
+} // namespace
+
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)()) {
+    const int efd = main_efd();
     long last_event = 0;
     while (!stop.load(std::memory_order_relaxed)) {
         // While the PE progresses the worker itself (it waits in the library), what arrives is
@@ -449,23 +462,21 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
 }
 
 void sleep_for_events(long ns) {
-    static int efd = -2;
+    const int efd = main_efd();
     ucs_status_t st;
     {
         drive d(g_worker);
-        if (efd == -2 && ucp_worker_get_efd(g_worker, &efd) != UCS_OK) efd = -1;
         // Arm only a drained worker (UCX's rule): work found here may be what the caller waits for.
         if (ucp_worker_progress(g_worker) != 0) return;
         st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
     if (st == UCS_ERR_BUSY) return;  // events pending: the caller progresses them
+    const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     if (st != UCS_OK) {
-        const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
         nanosleep(&ts, nullptr);
         return;
     }
     struct pollfd pfd{efd, POLLIN, 0};
-    const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     ppoll(&pfd, 1, &ts, nullptr);
 }
 

@@ -24,14 +24,15 @@ namespace {
 constexpr std::uint64_t as_group = 0xffff;
 std::uint64_t g_as_calls = 0;
 std::uint64_t entry_code(std::uint64_t group, std::uint64_t calls) { return group << 48 | (calls & ((1ull << 48) - 1)); }
-void mark_entry(std::uint64_t code) { __atomic_store_n(rt.barrier_flags + coll_entry_word, code, __ATOMIC_RELEASE); }
 std::uint64_t my_entry(const frame &f) {
     return f.legacy() ? entry_code(as_group, g_as_calls) : entry_code(std::uint64_t(f.t->slot) + 1, f.t->calls);
 }
+// After the call's count was advanced and the frame filled in.
+void mark_entry(const frame &f) { __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f), __ATOMIC_RELEASE); }
 } // namespace
 
 void init_team_frame(frame &f, const char *routine, team &t) {
-    mark_entry(entry_code(std::uint64_t(t.slot) + 1, ++t.calls));
+    ++t.calls;
     f.routine = routine;
     f.n = t.n;
     f.me = t.me;
@@ -50,11 +51,12 @@ void init_team_frame(frame &f, const char *routine, team &t) {
     f.gbytes = half / 2 / 64 * 64;  // two parities
     f.cbuf = t.scratch + half;
     f.cbytes = team_scratch_bytes() - half;
+    mark_entry(f);
 }
 
 
 void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen) {
-    mark_entry(entry_code(as_group, ++g_as_calls));
+    ++g_as_calls;
     f.routine = routine;
     if (as.size < 1 || as.log_stride < 0 || as.log_stride > 30 || as.start < 0 ||
         (long long)as.start + ((long long)(as.size - 1) << as.log_stride) >= rt.npes)
@@ -78,6 +80,7 @@ void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as
         fatal(routine, "pSync %p is not aligned to 8 bytes", static_cast<void *>(psync));
     f.cbase = reinterpret_cast<char *>(psync);
     f.seen = seen.w;
+    mark_entry(f);
 }
 
 // Gives back what an active-set collective consumed from its pSync, restoring SHMEM_SYNC_VALUE
