@@ -421,9 +421,13 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
             }
             if (n) {
                 if (on_events) on_events();
-                // The PE may be asleep on the event fd, which our progress just drained.
+                // The PE may be asleep on the event fd, which our progress just drained: signal
+                // it, and leave the fd to it (park), or our next arm would drain the signal.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
-                if (g_pe_polling.load(std::memory_order_relaxed)) ucp_worker_signal(g_worker);
+                if (g_pe_polling.load(std::memory_order_relaxed)) {
+                    ucp_worker_signal(g_worker);
+                    break;
+                }
                 if (spin_ns) last_event = now_ns();
                 continue;
             }
@@ -433,6 +437,8 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
                 for (int i = 0; i < 32; ++i) __builtin_ia32_pause();
                 continue;
             }
+            // The PE sleeps on the fd itself: arming here could drain a signal meant for it.
+            if (g_pe_polling.load(std::memory_order_seq_cst)) break;
             ucs_status_t st;
             {
                 drive d(g_worker);
