@@ -225,6 +225,15 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         fatal(routine, "the signal %p overlaps the destination [%p, %p); they must not overlap",
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
+    if (p.how[ss] == route::ucx && p.msg_signals && !c.own_worker && n <= signal_message_max) {
+        if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
+        if (!n || p.how[ds] == route::ucx) {
+            // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp).
+            signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
+                           sop == amo::set ? transport::signal_op::set : transport::signal_op::add);
+            return;
+        }
+    }
     bool data_ucx = false;
     if (n) {
         if (p.how[ds] == route::unresolved) resolve(routine, pe, ds);
@@ -270,7 +279,37 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
         wake_after_rmw(p);  // (amo_direct is a full barrier)
         return;
     }
+    if (p.msg_signals && !c.own_worker) {
+        signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal,
+                       a == amo::set ? transport::signal_op::set : transport::signal_op::add);
+        return;
+    }
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal);
+}
+
+// ---- signal messages (runtime.hpp) --------------------------------------------------------------
+
+void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n) {
+    // The addresses come from a peer of this job, computed from our own segment bases: one that
+    // falls outside them is a bug of ours, and nothing is written.
+    seg_id s;
+    std::size_t off;
+    auto *sig = reinterpret_cast<std::uint64_t *>(h.sig_addr);
+    if (USHMEM_UNLIKELY(!locate(sig, 8, s, off) || (h.sig_addr & 7) ||
+                        (n && !locate(reinterpret_cast<void *>(h.data_addr), n, s, off))))
+        fatal("signal message", "internal error: a signal message for [%#" PRIx64 ", +%zu) and signal %#" PRIx64
+                                " lies outside this PE's symmetric segments",
+              h.data_addr, n, h.sig_addr);
+    if (n) std::memcpy(reinterpret_cast<void *>(h.data_addr), data, n);
+    if (h.op == transport::signal_op::set) __atomic_store_n(sig, h.value, __ATOMIC_RELEASE);
+    else __atomic_fetch_add(sig, h.value, __ATOMIC_RELEASE);
+}
+
+void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
+                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
+    const transport::signal_header h{data_raddr, sig_raddr, value, op, 0};
+    if (const char *err = transport::signal_nbx(p.ep, h, data, n)) fatal(routine, "signal to PE %d failed: %s", pe, err);
+    c.note_pending(pe);
 }
 
 std::uint64_t signal_fetch(const char *routine, const std::uint64_t *sig_addr) {

@@ -30,6 +30,7 @@ struct settings {
     bool ctx_workers = true;
     bool peer_failure = true;
     std::string progress_thread;
+    std::string signal_messages;
     std::string heap_address;
     bool static_data = true;
     bool hugepage_notice = true;

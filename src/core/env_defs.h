@@ -14,6 +14,8 @@ USHMEM_ENV(direct, "USHMEM_DIRECT", boolean, "1",
            "Reach same-node PEs by direct load/store through a mapping of their heap. 0 sends everything through UCX.")
 USHMEM_ENV(progress_thread, "USHMEM_PROGRESS_THREAD", choice, "auto",
            "auto|on|off. A thread that progresses UCX so that software-emulated RMA (e.g. UCX_TLS=tcp) completes while the target computes. auto: only when a transport needs it.")
+USHMEM_ENV(signal_messages, "USHMEM_SIGNAL_MESSAGES", choice, "auto",
+           "auto|on|off. Send signals (collectives, put_signal) to a PE reached through UCX as active messages that carry the data with them, rather than as a put, a fence and a remote atomic. auto: where UCX emulates RMA and atomics with messages anyway (e.g. UCX_TLS=tcp), which saves the atomic's reply and the fence.")
 USHMEM_ENV(progress_handoff, "USHMEM_PROGRESS_HANDOFF", seconds, "0.0001",
            "Seconds after a PE's last call that drives UCX (a wait, a quiet) before its progress thread takes over serving the peers' requests to it. While the PE waits in the library it serves them itself and the thread stays asleep, so that arriving messages do not wake it for nothing; the period doubles (up to 32x) while the PE keeps progressing, so that the thread's looks do not take the PE's core in a communication loop.")
 USHMEM_ENV(heap_address, "USHMEM_HEAP_ADDRESS", string, "auto",

@@ -259,6 +259,18 @@ double now_seconds() {
               : "");
 }
 
+// Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where UCX's lanes to
+// it emulate atomics (no one-sided transport of the kind that reaches it: shared memory on the
+// node, RDMA across nodes), so that its CPU runs every atomic from a message anyway.
+bool signals_as_messages(int pe) {
+    const std::string &m = rt.cfg.signal_messages;
+    if (m == "on") return true;
+    if (m == "off") return false;
+    const transport::lanes_info &l = transport::lanes();
+    const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
+    return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
+}
+
 void resolve(const char *routine, int pe, seg_id s) {
     // Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
     // peer at once: one does it, the others find it done. The route is published last.
@@ -280,6 +292,7 @@ void resolve(const char *routine, int pe, seg_id s) {
     if (!p.ep) {
         p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe, detect_failure(pe), err);
         if (!p.ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
+        p.msg_signals = signals_as_messages(pe);
     }
     if (!p.rkey[s]) {
         p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
@@ -463,6 +476,7 @@ int init(const char *routine, const void *comm, int requested) {
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
+    transport::set_signal_handler(on_signal_message);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
 

@@ -35,6 +35,9 @@ enum class route : std::uint8_t { unresolved = 0, direct = 1, ucx = 2 };
 // Everything the data path needs about one peer, in one cache line.
 struct alignas(64) peer {
     route how[seg_count] = {route::unresolved, route::unresolved};
+    // Signals (the collectives', put_signal's) go as signal messages (transport::signal_nbx): the
+    // peer's atomics are emulated, so a message its CPU handles anyway, without the atomic's reply.
+    bool msg_signals = false;
     char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
     std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
     ucp_rkey_h rkey[seg_count] = {nullptr, nullptr};
@@ -384,6 +387,15 @@ struct pending_request {
 // error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
 // which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
 // or gone is named instead of the wait hanging silently.
+// Runs a signal message that arrived (installed as the transport's handler).
+void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
+// One signal message to `pe` (through the main worker: contexts on it only): the data (n bytes,
+// may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
+// Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
+void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
+                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op);
+// Data up to this size travels in the signal message itself; larger goes as a put before it.
+constexpr std::size_t signal_message_max = 64 * 1024;
 ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op);
 inline ucs_status_t await_request(const char *routine, context &c, void *request, int pe, const char *op) {

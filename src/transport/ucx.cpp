@@ -71,7 +71,8 @@ bool init(std::string &err) {
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     // WAKEUP: the progress thread sleeps on the worker's event fd (serve()).
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    // AM: signal messages (signal_nbx), where RMA is emulated anyway.
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP | UCP_FEATURE_AM;
     // Contexts created by the program may give threads their own workers on this UCX context.
     params.mt_workers_shared = 1;
     st = ucp_init(&params, config, &g_context);
@@ -100,13 +101,83 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 }
 } // namespace
 
+namespace {
+signal_handler g_signal_handler = nullptr;
+
+ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
+                               const ucp_am_recv_param_t *param) {
+    // Eager only (signal_nbx): the data is here. A malformed message is a bug of ours, not the
+    // program's: it is dropped loudly rather than written anywhere.
+    if (header_length != sizeof(signal_header) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !g_signal_handler) {
+        std::fprintf(stderr, "ushmem: internal error: malformed signal message (header %zu bytes, rndv %d)\n",
+                     header_length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ? 1 : 0);
+        return UCS_OK;
+    }
+    signal_header h;
+    std::memcpy(&h, header, sizeof h);
+    g_signal_handler(h, data, length);
+    return UCS_OK;
+}
+} // namespace
+
+void set_signal_handler(signal_handler h) { g_signal_handler = h; }
+
+namespace {
+void signal_sent(void *request, ucs_status_t status, void *copy) {
+    std::free(copy);
+    nbi_completion(request, status, nullptr);
+}
+} // namespace
+
+const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n) {
+    // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
+    // microseconds of a message); freed at once when UCX sent it inline, else by the callback.
+    auto *copy = static_cast<char *>(std::malloc(sizeof hdr + n));
+    if (!copy) return "out of memory for a signal message";
+    std::memcpy(copy, &hdr, sizeof hdr);
+    if (n) std::memcpy(copy + sizeof hdr, data, n);
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    // Eager only: the handler must get the data in the message (a rendezvous would need a receive).
+    prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    prm.cb.send = signal_sent;
+    prm.user_data = copy;
+    void *r;
+    {
+        drive d(worker());
+        r = ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm);
+    }
+    if (r == nullptr) {
+        std::free(copy);
+        return nullptr;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        std::free(copy);
+        return ucs_status_string(UCS_PTR_STATUS(r));
+    }
+    return nullptr;
+}
+
 bool create_worker(bool thread_multiple, std::string &err) {
     g_main_efd.store(-2);
     g_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
                           : detail::main_shared ? UCS_THREAD_MODE_SERIALIZED
                                                 : UCS_THREAD_MODE_SINGLE,
                           err);
-    return g_worker != nullptr;
+    if (!g_worker) return false;
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.id = signal_am_id;
+    hp.cb = on_signal_message;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    ucs_status_t st = ucp_worker_set_am_recv_handler(g_worker, &hp);
+    if (st != UCS_OK) {
+        err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
+        ucp_worker_destroy(g_worker);
+        g_worker = nullptr;
+        return false;
+    }
+    return true;
 }
 
 void share_main_worker() { detail::main_shared = true; }

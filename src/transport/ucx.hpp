@@ -157,6 +157,30 @@ inline const char *add_nbi(ucp_ep_h ep, std::uint64_t raddr, ucp_rkey_h rkey, st
     void *r = atomic_nbx(worker(), ep, UCP_ATOMIC_OP_ADD, &v, raddr, rkey, &prm);
     return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
 }
+// ---- signals as active messages ----------------------------------------------------------------
+// Where a peer's RMA and atomics are emulated (UCX_TLS=tcp: the target's CPU executes them from
+// active messages), a put followed by a remote add costs a fence and an atomic whose reply the
+// target must send: three messages on the critical path where one suffices. A signal message
+// carries the data and the signal together; the target's handler (installed by the core) stores
+// the data and then updates the signal word, in that order. No reply: completion is the endpoint's
+// flush, as for any put. `op`: what the handler does to the signal word.
+constexpr unsigned signal_am_id = 17;
+enum class signal_op : std::uint32_t { add = 0, set = 1 };
+struct signal_header {
+    std::uint64_t data_addr;  // target address of the data (ignored when there is none)
+    std::uint64_t sig_addr;   // target address of the 64-bit signal word
+    std::uint64_t value;
+    signal_op op;
+    std::uint32_t pad;
+};
+// Runs in the progress of the main worker (the PE's or the progress thread's) for each message.
+using signal_handler = void (*)(const signal_header &h, const void *data, std::size_t n);
+void set_signal_handler(signal_handler h);  // before create_worker()
+// Sends one signal message, fire and forget: header and data are copied first, so the caller
+// never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
+// connection, would otherwise block the sender). Completion through flush, errors through
+// take_async_error. nullptr, or UCX's description of why it could not be issued.
+const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n);
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);

@@ -160,6 +160,10 @@ std::uint64_t take_value(frame &f, int id) {
 // ---- signals and transfers --------------------------------------------------------------------
 
 void ucx_add(const char *routine, peer &p, int pe, seg_id s, std::size_t off, std::uint64_t v) {
+    if (p.msg_signals) {  // emulated atomics: a message without the atomic's reply (runtime.hpp)
+        signal_message(routine, g_cctx, p, pe, 0, nullptr, 0, p.rbase[s] + off, v, transport::signal_op::add);
+        return;
+    }
     if (const char *err = transport::add_nbi(p.ep, p.rbase[s] + off, p.rkey[s], v))
         fatal(routine, "signal to PE %d failed: %s", pe, err);
     g_cctx.note_pending(pe);
@@ -212,6 +216,23 @@ bool put_to(frame &f, int r, void *dst, const void *src, std::size_t n) {
 }
 
 void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int id) {
+    if (n && n <= signal_message_max) {
+        // Data and signal in one message where signals are messages anyway: no fence, one
+        // message on the critical path instead of put, fence and atomic.
+        const int pe = f.pe(r);
+        peer &p = target(f.routine, pe, f.cseg);
+        seg_id ds;
+        std::size_t doff;
+        if (p.msg_signals && p.how[f.cseg] == route::ucx) {
+            locate_or_fail(f.routine, "destination", dst, n, pe, ds, doff);
+            if (target(f.routine, pe, ds).how[ds] == route::ucx) {
+                if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
+                signal_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, src, n,
+                               p.rbase[f.cseg] + f.coff + f.cofs(id), 1, transport::signal_op::add);
+                return;
+            }
+        }
+    }
     bool ucx = put_to(f, r, dst, src, n);
     signal_after(f, r, id, ucx, n && !ucx);
 }
