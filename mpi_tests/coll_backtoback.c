@@ -5,7 +5,8 @@
  * write into the dest (or pSync) that the receiver is still checking: on return, every PE's dest
  * holds this call's data. Covered: active-set broadcast (fixed and rotating root, whole world and
  * a strided subset), fcollect, collect, alltoall, sum_to_all; and the team forms (broadcast,
- * fcollect, collect, alltoall, sum_reduce, sum_inscan) alternating dest buffers the same way.
+ * fcollect, collect, alltoall, sum_reduce, sum_inscan) alternating dest buffers the same way, and
+ * team broadcasts alternating with fcollects.
  * Argument: the number of rounds of every phase (default 1000). */
 #include "common.h"
 
@@ -167,6 +168,27 @@ static void team_ops(int nelems) {
     }
 }
 
+/* Broadcasts of small messages end without a sync (eager: the root pushes into the members'
+ * mailboxes), so the collective after one must not write into a member still checking the call
+ * before: broadcast and fcollect alternate, call c into dst[c & 1], the broadcast's root fixed (the
+ * root runs ahead) or rotating. */
+static void team_mixed(int nelems, int rotate) {
+    shmem_team_t t = SHMEM_TEAM_WORLD;
+    for (int i = 0; i < rounds; ++i) {
+        int64_t *d = dst[0];
+        int root = rotate ? i % npes : 0;
+        if (me == root) fill_src(i, nelems);
+        CHECK_EQ_INT(0, shmem_int64_broadcast(t, d, src, (size_t)nelems, root), "int64_broadcast");
+        expect(d, root, i, 0, nelems, "team broadcast then fcollect: the broadcast", i);
+        reset(d, (size_t)nelems);
+        d = dst[1];
+        fill_src(i, nelems);
+        CHECK_EQ_INT(0, shmem_int64_fcollect(t, d, src, (size_t)nelems), "int64_fcollect");
+        for (int p = 0; p < npes; ++p) expect(d + p * nelems, p, i, 0, nelems, "team broadcast then fcollect: the fcollect", i);
+        reset(d, (size_t)(nelems * npes));
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) rounds = atoi(argv[1]);
     shmem_init();
@@ -199,6 +221,9 @@ int main(int argc, char **argv) {
     team_ops(1);
     team_ops(9);
     NOTE("team broadcast, fcollect, collect, alltoall, sum_reduce, sum_inscan: %d rounds each", rounds);
+    team_mixed(1, 0);
+    team_mixed(3, 1);
+    NOTE("team broadcast then fcollect, fixed and rotating root: %d rounds each", rounds);
     shmem_barrier_all();
     for (int j = 0; j < 2; ++j)
         for (int w = 0; w < SHMEM_REDUCE_SYNC_SIZE; ++w)

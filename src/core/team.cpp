@@ -32,6 +32,7 @@ struct pool_layout {
     std::size_t args_bytes = 0;  // two masks (source and result of the slot agreement) + 1 word
     std::size_t scratch = 0;
     std::size_t ctr_bytes = 0;   // counters (+ check records under SHMEM_DEBUG)
+    std::size_t mbox_bytes = ctr::mbox_slots * ctr::mbox_payload;
     std::size_t slot_bytes = 0;
 };
 
@@ -42,7 +43,7 @@ pool_layout layout_of(const settings &cfg) {
     l.args_bytes = (2 * l.mask_words * 8 + line - 1) / line * line;
     l.scratch = std::max(min_scratch, (cfg.team_scratch + line - 1) / line * line);
     l.ctr_bytes = cfg.debug ? ctr::team_bytes : ctr_bytes_plain;
-    l.slot_bytes = l.ctr_bytes + l.args_bytes + l.scratch;
+    l.slot_bytes = l.ctr_bytes + l.args_bytes + l.mbox_bytes + l.scratch;
     return l;
 }
 
@@ -88,7 +89,11 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     char *s = g.base + std::size_t(slot) * g.l.slot_bytes;
     t.ctr = s;
     t.args = reinterpret_cast<std::uint64_t *>(s + g.l.ctr_bytes);
-    t.scratch = s + g.l.ctr_bytes + g.l.args_bytes;
+    t.mbox = s + g.l.ctr_bytes + g.l.args_bytes;
+    t.scratch = t.mbox + g.l.mbox_bytes;
+    t.eager_calls = 0;
+    t.eager_owed = false;
+    t.eager_seen.assign(t.members.size(), 0);
 }
 
 // Agree with the other PEs of `parent` on `k` slots free on all of them (collective over parent);
@@ -185,7 +190,7 @@ void team_init(const char *routine) {
     coll_cfg.bcast = parse_algo(routine, "USHMEM_BCAST_ALGO", rt.cfg.bcast_algo,
                                 {{"auto", algo::automatic}, {"flat", algo::flat},
                                  {"binomial", algo::binomial}, {"tree", algo::tree},
-                                 {"pull", algo::pull}});
+                                 {"pull", algo::pull}, {"eager", algo::eager}});
     coll_cfg.reduce = parse_algo(routine, "USHMEM_REDUCE_ALGO", rt.cfg.reduce_algo,
                                  {{"auto", algo::automatic}, {"gather", algo::gather},
                                   {"scatter", algo::scatter}, {"rd", algo::rd}});

@@ -65,7 +65,17 @@ constexpr int hs_ack(int k) { return hot + 2 * max_regions + 2 * k + 1; }
 constexpr int check_rounds = 20;  // teams up to 2^20 PEs
 constexpr int check_fields = 7;   // see coll/check.cpp: what is compared
 constexpr int check(int r) { return hot + 4 * max_regions + r; }
-constexpr int count = check(check_rounds);
+// Eager broadcast of small messages (coll/broadcast.cpp, bcast_eager): a ring of mailbox slots in
+// every member's team slot; slot k's arrivals, and the eager broadcasts this PE has completed
+// (written by its owner only, read by roots that must know a slot is free again). Teams only.
+constexpr int mbox_slots = 16;
+constexpr std::size_t mbox_payload = 256;  // bytes per mailbox slot: the largest eager broadcast
+constexpr int mbox(int k) { return check(check_rounds) + k; }
+constexpr int mbox_done = mbox(mbox_slots);
+// Sender s's ctr::mbox_done as it last told this PE (a root it received from over the network):
+// saves the root a round of gets while the members keep up.
+constexpr int credit(int s) { return mbox_done + 1 + s; }
+constexpr int count = credit(max_from);
 // Byte offset of counter `id` in a team slot.
 constexpr std::size_t team_offset(int id) {
     return id < hot ? std::size_t(id) * 64 : std::size_t(hot) * 64 + std::size_t(id - hot) * 8;
@@ -104,6 +114,10 @@ struct team {
     char *ctr = nullptr;               // the slot's counters (symmetric), see ctr::team_offset
     std::uint64_t *args = nullptr;     // the slot's argument area (symmetric), 2 * mask words
     char *scratch = nullptr;           // the slot's scratch (symmetric)
+    char *mbox = nullptr;              // the slot's eager-broadcast mailboxes (symmetric), ctr::mbox_slots
+    std::uint64_t eager_calls = 0;     // eager broadcasts entered on this team
+    bool eager_owed = false;           // some ended without knowing every member entered (bcast_eager)
+    std::vector<std::uint64_t> eager_seen;  // per rank: eager broadcasts it is known to have completed
     std::uint64_t calls = 0;           // collective frames entered on this team (coll_entry_word)
     std::uint64_t gather_epoch = 0;    // gather exchanges through scratch so far (their parity)
     // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal
@@ -125,7 +139,7 @@ struct team {
 
 // Algorithm overrides (USHMEM_*_ALGO), parsed at init.
 enum class algo : std::uint8_t {
-    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs
+    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager
 };
 struct coll_settings {
     algo barrier = algo::automatic, bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,

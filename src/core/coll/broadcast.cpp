@@ -108,6 +108,40 @@ void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes
     }
 }
 
+// Small messages on small teams, no sync: the root puts the data into slot k = call % mbox_slots of
+// every member's mailbox ring (its team slot, not the member's dest), signalling that slot; each
+// member waits for its slot and copies it into its own dest. Nobody writes a member's dest but the
+// member, so a root may run ahead of the members, up to a whole ring: before reusing slot k, it
+// makes sure every member has completed the call that last used it (ctr::mbox_done, read only
+// then, and the values kept). A broadcast loop then costs the root its sends, not a round trip.
+// Since the call ends without knowing that every member entered it, the next collective that is
+// not a broadcast or a sync first settles (eager_settle).
+void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    team &t = *f.t;
+    const std::uint64_t call = t.eager_calls++;
+    const int k = int(call % ctr::mbox_slots);
+    char *slot = t.mbox + std::size_t(k) * ctr::mbox_payload;
+    if (f.me == root) {
+        if (call >= std::uint64_t(ctr::mbox_slots)) eager_wait_done(f, call + 1 - ctr::mbox_slots);
+        for (int j = 1; j < f.n; ++j) put_signal(f, (root + j) % f.n, slot, src, bytes, ctr::mbox(k));
+        if (team_sem) copy_local(dest, src, bytes);
+    } else {
+        wait_ctr(f, ctr::mbox(k), 1);
+        std::memcpy(dest, slot, bytes);
+    }
+    __atomic_store_n(f.c(ctr::mbox_done), call + 1, __ATOMIC_RELEASE);
+    if (f.me != root && (call + 1) % (ctr::mbox_slots / 2) == 0) {
+        // Every half ring, tell a root reached by messages how far we are (ctr::credit): while the
+        // members keep up, a root that broadcasts again never waits for a round of gets.
+        const int pe = f.pe(root);
+        peer &p = target(f.routine, pe, f.cseg);
+        if (p.how[f.cseg] == route::ucx && p.msg_signals)
+            signal_message(f.routine, g_cctx, p, pe, 0, nullptr, 0, p.rbase[f.cseg] + f.coff + f.cofs(ctr::credit(f.me)),
+                           call + 1, transport::signal_op::set);
+    }
+    t.eager_owed = true;
+}
+
 } // namespace
 
 void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem) {
@@ -121,7 +155,10 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
         return;
     }
     shape sh{family::bcast, f, bytes, dest, src};
-    switch (select(sh)) {
+    const plan p = select(sh);
+    if (p == plan::bcast_eager) return bcast_eager(f, d, s, bytes, root, team_sem);
+    eager_settle(f);
+    switch (p) {
     case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_node: return bcast_node(f, d, s, bytes, root, team_sem);

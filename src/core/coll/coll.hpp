@@ -101,6 +101,19 @@ template <class Cond> void cwait(const frame &f, Cond cond) {
 void wait_ctr(frame &f, int id, std::uint64_t k);  // k more signals on counter `id`, consumed
 std::uint64_t take_value(frame &f, int id);        // mailbox: waits until it moves, returns by how much
 
+// Eager broadcasts (broadcast.cpp) end without knowing that every member entered them. Before a
+// collective that may write into a member's buffers at its start, wait until every member has
+// completed the eager broadcasts so far (a read of each member's ctr::mbox_done: a load, or one
+// round of gets), which restores what the next call relies on (docs/collectives.md, "Back-to-back
+// calls"). Costs nothing after anything else.
+void eager_wait_done(frame &f, std::uint64_t need);
+inline void eager_settle(frame &f) {
+    if (USHMEM_UNLIKELY(f.t && f.t->eager_owed)) {
+        eager_wait_done(f, f.t->eager_calls);
+        f.t->eager_owed = false;
+    }
+}
+
 // ---- signals and transfers (frame.cpp) --------------------------------------------------------
 
 extern context g_cctx;  // the collectives' own transfers: their completion is observed through signals
@@ -126,7 +139,7 @@ inline void copy_local(void *d, const void *s, std::size_t n) {
 enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
 enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
-    bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
+    bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
     collect_flat, collect_ring, collect_barrier,
     alltoall_flat, alltoall_barrier,
     reduce_gather, reduce_scatter, reduce_rd, reduce_node,

@@ -2,6 +2,7 @@
 // signals and transfers every algorithm is built from (coll.hpp).
 #include "core/coll/coll.hpp"
 
+#include <sched.h>
 #include <time.h>
 
 #include <vector>
@@ -155,6 +156,58 @@ std::uint64_t take_value(frame &f, int id) {
     std::uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
     seen = v;
     return v - old;
+}
+
+// ---- eager broadcasts' completion (coll.hpp) ---------------------------------------------------
+
+// Waits until every other member's ctr::mbox_done has reached `need`. Direct members' words are
+// loaded; the others' are read with one round of non-blocking gets and a quiet, repeated while some
+// are behind. Nothing signals a change of these words, so between looks the wait polls: it spins
+// briefly, then yields, then sleeps in slices growing with the time waited (a root gets here only
+// when it is a whole mailbox ring ahead of a member, i.e. that member is short of CPU).
+void eager_wait_done(frame &f, std::uint64_t need) {
+    team &t = *f.t;
+    const std::size_t off = f.coff + f.cofs(ctr::mbox_done);
+    std::vector<std::uint64_t> got(std::size_t(f.n), 0);
+    const double timeout = rt.cfg.wait_timeout;
+    const long start = wait_now_ns();
+    for (unsigned long round = 0;; ++round) {
+        bool behind = false, gets = false;
+        for (int r = 0; r < f.n; ++r) {
+            if (r == f.me || t.eager_seen[std::size_t(r)] >= need) continue;
+            const std::uint64_t told = __atomic_load_n(f.c(ctr::credit(r)), __ATOMIC_ACQUIRE);
+            if (told > t.eager_seen[std::size_t(r)]) t.eager_seen[std::size_t(r)] = told;
+            if (told >= need) continue;
+            const int pe = f.pe(r);
+            peer &p = target(f.routine, pe, f.cseg);
+            if (p.how[f.cseg] == route::direct) {
+                t.eager_seen[std::size_t(r)] =
+                    __atomic_load_n(reinterpret_cast<const std::uint64_t *>(p.direct[f.cseg] + off), __ATOMIC_ACQUIRE);
+            } else {
+                get_ucx(f.routine, g_cctx, p, pe, f.cseg, off, &got[std::size_t(r)], 8, true);
+                gets = true;
+            }
+        }
+        if (gets) {
+            quiet(f.routine, g_cctx);
+            for (int r = 0; r < f.n; ++r)
+                if (got[std::size_t(r)] > t.eager_seen[std::size_t(r)]) t.eager_seen[std::size_t(r)] = got[std::size_t(r)];
+        }
+        for (int r = 0; r < f.n; ++r)
+            if (r != f.me && t.eager_seen[std::size_t(r)] < need) behind = true;
+        if (!behind) return;
+        const long waited = wait_now_ns() - start;
+        if (timeout > 0 && double(waited) * 1e-9 > timeout) fail_timeout(f, double(waited) * 1e-9);
+        if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
+        transport::progress();
+        if (round < 64 && !gets) continue;
+        if (waited < 200000) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts{0, std::clamp(waited / 20, 20000L, 1000000L)};
+        nanosleep(&ts, nullptr);
+    }
 }
 
 // ---- signals and transfers --------------------------------------------------------------------

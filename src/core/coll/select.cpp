@@ -61,6 +61,13 @@ constexpr row table[] = {
     {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
      plan::bcast_fixed_tree},
     {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
+    // Small messages on small teams: pushed into the members' mailbox rings, no sync (eager).
+    {family::bcast,
+     [](shape &s) {
+         return (is(coll_cfg.bcast, algo::eager) || is(coll_cfg.bcast, algo::automatic)) && !s.f.legacy() &&
+                s.f.has_from() && small_group(s) && s.bytes <= ctr::mbox_payload;
+     },
+     plan::bcast_eager},
     {family::bcast, [](shape &s) { return is(coll_cfg.bcast, algo::automatic) && small_bcast(s) && node_aware(s.f); },
      plan::bcast_node},
     {family::bcast,
