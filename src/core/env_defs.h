@@ -49,7 +49,7 @@ USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",
 USHMEM_ENV(barrier_algo, "USHMEM_BARRIER_ALGO", string, "auto",
            "auto|flat|central|dissemination. Barriers and team syncs (also inside other collectives): every PE signals every other one; gather to rank 0 and release (auto on a node with more PEs than CPUs); or dissemination (auto above USHMEM_COLL_FLAT_MAX PEs).")
 USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto",
-           "auto|eager|flat|binomial|tree|pull. Broadcast: (teams, up to 256 B) the root puts into the members' mailboxes, no sync; the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); or (same-node teams) every PE copies from the root.")
+           "auto|eager|flat|binomial|tree|pull. Broadcast: (teams, up to 128 B) the root puts into the members' mailboxes, no sync; the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); or (same-node teams) every PE copies from the root.")
 USHMEM_ENV(bcast_tree_min, "USHMEM_BCAST_TREE_MIN", size, "16K",
            "auto broadcast: messages from this size use the binomial tree (or pull on one node) rather than flat puts from the root.")
 USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",

@@ -68,14 +68,11 @@ constexpr int check(int r) { return hot + 4 * max_regions + r; }
 // Eager broadcast of small messages (coll/broadcast.cpp, bcast_eager): a ring of mailbox slots in
 // every member's team slot; slot k's arrivals, and the eager broadcasts this PE has completed
 // (written by its owner only, read by roots that must know a slot is free again). Teams only.
-constexpr int mbox_slots = 16;
-constexpr std::size_t mbox_payload = 256;  // bytes per mailbox slot: the largest eager broadcast
+constexpr int mbox_slots = 32;
+constexpr std::size_t mbox_payload = 128;  // bytes per mailbox slot: the largest eager broadcast
 constexpr int mbox(int k) { return check(check_rounds) + k; }
 constexpr int mbox_done = mbox(mbox_slots);
-// Sender s's ctr::mbox_done as it last told this PE (a root it received from over the network):
-// saves the root a round of gets while the members keep up.
-constexpr int credit(int s) { return mbox_done + 1 + s; }
-constexpr int count = credit(max_from);
+constexpr int count = mbox_done + 1;
 // Byte offset of counter `id` in a team slot.
 constexpr std::size_t team_offset(int id) {
     return id < hot ? std::size_t(id) * 64 : std::size_t(hot) * 64 + std::size_t(id - hot) * 8;

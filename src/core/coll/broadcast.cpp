@@ -113,7 +113,9 @@ void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes
 // member waits for its slot and copies it into its own dest. Nobody writes a member's dest but the
 // member, so a root may run ahead of the members, up to a whole ring: before reusing slot k, it
 // makes sure every member has completed the call that last used it (ctr::mbox_done, read only
-// then, and the values kept). A broadcast loop then costs the root its sends, not a round trip.
+// then, and the values kept: a root that keeps the lead reads once per ring less its lead).
+// (Members do not push these counts to the root: such a message is consumed by no call, and one
+// still in flight when the team is destroyed would land in the slot's next team.) A broadcast loop then costs the root its sends, not a round trip.
 // Since the call ends without knowing that every member entered it, the next collective that is
 // not a broadcast or a sync first settles (eager_settle).
 void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
@@ -130,15 +132,6 @@ void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int r
         std::memcpy(dest, slot, bytes);
     }
     __atomic_store_n(f.c(ctr::mbox_done), call + 1, __ATOMIC_RELEASE);
-    if (f.me != root && (call + 1) % (ctr::mbox_slots / 2) == 0) {
-        // Every half ring, tell a root reached by messages how far we are (ctr::credit): while the
-        // members keep up, a root that broadcasts again never waits for a round of gets.
-        const int pe = f.pe(root);
-        peer &p = target(f.routine, pe, f.cseg);
-        if (p.how[f.cseg] == route::ucx && p.msg_signals)
-            signal_message(f.routine, g_cctx, p, pe, 0, nullptr, 0, p.rbase[f.cseg] + f.coff + f.cofs(ctr::credit(f.me)),
-                           call + 1, transport::signal_op::set);
-    }
     t.eager_owed = true;
 }
 

@@ -175,9 +175,6 @@ void eager_wait_done(frame &f, std::uint64_t need) {
         bool behind = false, gets = false;
         for (int r = 0; r < f.n; ++r) {
             if (r == f.me || t.eager_seen[std::size_t(r)] >= need) continue;
-            const std::uint64_t told = __atomic_load_n(f.c(ctr::credit(r)), __ATOMIC_ACQUIRE);
-            if (told > t.eager_seen[std::size_t(r)]) t.eager_seen[std::size_t(r)] = told;
-            if (told >= need) continue;
             const int pe = f.pe(r);
             peer &p = target(f.routine, pe, f.cseg);
             if (p.how[f.cseg] == route::direct) {
