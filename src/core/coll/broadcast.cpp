@@ -113,11 +113,12 @@ void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes
 // member waits for its slot and copies it into its own dest. Nobody writes a member's dest but the
 // member, so a root may run ahead of the members, up to a whole ring: before reusing slot k, it
 // makes sure every member has completed the call that last used it (ctr::mbox_done, read only
-// then, and the values kept: a root that keeps the lead reads once per ring less its lead).
-// (Members do not push these counts to the root: such a message is consumed by no call, and one
-// still in flight when the team is destroyed would land in the slot's next team.) A broadcast loop then costs the root its sends, not a round trip.
-// Since the call ends without knowing that every member entered it, the next collective that is
-// not a broadcast or a sync first settles (eager_settle).
+// then, and the values kept: a root that keeps the lead reads once per ring less its lead). A
+// broadcast loop then costs the root its sends, not a round trip. (Members do not push these
+// counts to the root: such a message is consumed by no call, and one still in flight when the
+// team is destroyed would land in the slot's next team.) Since the call ends without knowing that
+// every member entered it, the next collective that is not a broadcast or a sync first settles
+// (eager_settle).
 void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     team &t = *f.t;
     const std::uint64_t call = t.eager_calls++;
