@@ -16,6 +16,8 @@
  *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
  *             member keeping the collective waiting)
  *   reduce    every other PE: shmem_long_sum_reduce on SHMEM_TEAM_WORLD (likewise)
+ *   broadcast every other PE: 8 B shmem_broadcastmem from PE 0 on SHMEM_TEAM_WORLD (eager: the
+ *             root runs ahead until its mailbox ring is used up, then waits for the stopped PE)
  * If the loop ends (the operations kept completing), PE 0 says so and exits 0, which the test
  * reports as a failure. */
 #include "common.h"
@@ -27,7 +29,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|barrier|reduce");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -41,12 +43,13 @@ int main(int argc, char **argv) {
         shmem_finalize();
         return 0;
     }
-    if (!strcmp(mode, "barrier") || !strcmp(mode, "reduce")) {
+    if (!strcmp(mode, "barrier") || !strcmp(mode, "reduce") || !strcmp(mode, "broadcast")) {
         /* Every other PE: the collective that the stopped PE never joins. */
         static long src = 1, dst = 0;
         for (long i = 0; i < 100000000L; ++i) {
-            if (mode[0] == 'b') shmem_barrier_all();
-            else shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
+            if (!strcmp(mode, "barrier")) shmem_barrier_all();
+            else if (!strcmp(mode, "reduce")) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
+            else shmem_broadcastmem(SHMEM_TEAM_WORLD, &dst, &src, sizeof src, 0);
         }
         printf("[PE %d] stopped_peer %s: the collective completed without the stopped PE\n", me, mode);
         fflush(stdout);

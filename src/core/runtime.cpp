@@ -403,8 +403,10 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
             // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
             std::string pending;
             for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
+            // The default context's list: the one a program's own puts go through (a quiet of
+            // another context, e.g. the collectives', says what it waits for in `what`).
             fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
-                           "outstanding operations from this PE:%s",
+                           "outstanding operations from this PE on the default context:%s",
                   w.waited_seconds(), what, pending.empty() ? " none" : pending.c_str());
         }
     }
