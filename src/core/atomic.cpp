@@ -208,6 +208,9 @@ template void amo_ucx_nbi<std::uint64_t>(const char *, context &, peer &, int, s
 // ---- signals ----------------------------------------------------------------------------------
 
 namespace {
+// A signal's set or add as a signal message's operation.
+transport::signal_op message_op(amo a) { return a == amo::set ? transport::signal_op::set : transport::signal_op::add; }
+
 [[noreturn]] void fail_sig_op(const char *routine, int op) {
     fatal(routine, "sig_op %d is invalid; pass SHMEM_SIGNAL_SET (%d) or SHMEM_SIGNAL_ADD (%d)", op,
           int(sig_op::set), int(sig_op::add));
@@ -225,18 +228,15 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         fatal(routine, "the signal %p overlaps the destination [%p, %p); they must not overlap",
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
-    if (p.how[ss] == route::ucx && p.msg_signals && !c.own_worker && n <= signal_message_max) {
-        if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
-        if (!n || p.how[ds] == route::ucx) {
-            // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp).
-            signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
-                           sop == amo::set ? transport::signal_op::set : transport::signal_op::add);
-            return;
-        }
+    if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
+    if (p.how[ss] == route::ucx && p.msg_signals && !c.own_worker && n <= signal_message_max &&
+        (!n || p.how[ds] == route::ucx)) {
+        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp).
+        signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop));
+        return;
     }
     bool data_ucx = false;
     if (n) {
-        if (p.how[ds] == route::unresolved) resolve(routine, pe, ds);
         if (p.how[ds] == route::direct) {
             std::memcpy(p.direct[ds] + doff, src, n);
             c.note_direct();
@@ -280,8 +280,7 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
         return;
     }
     if (p.msg_signals && !c.own_worker) {
-        signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal,
-                       a == amo::set ? transport::signal_op::set : transport::signal_op::add);
+        signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal, message_op(a));
         return;
     }
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal);

@@ -377,6 +377,16 @@ using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
                describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false);
 
+// Runs a signal message that arrived (installed as the transport's handler).
+void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
+// One signal message to `pe` (through the main worker: contexts on it only): the data (n bytes,
+// may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
+// Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
+void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
+                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op);
+// Data up to this size travels in the signal message itself; larger goes as a put before it.
+constexpr std::size_t signal_message_max = 64 * 1024;
+
 // UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
 // answer the request needs (-1: several, e.g. a worker flush).
 struct pending_request {
@@ -387,15 +397,6 @@ struct pending_request {
 // error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
 // which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
 // or gone is named instead of the wait hanging silently.
-// Runs a signal message that arrived (installed as the transport's handler).
-void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
-// One signal message to `pe` (through the main worker: contexts on it only): the data (n bytes,
-// may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
-// Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
-void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
-                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op);
-// Data up to this size travels in the signal message itself; larger goes as a put before it.
-constexpr std::size_t signal_message_max = 64 * 1024;
 ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op);
 inline ucs_status_t await_request(const char *routine, context &c, void *request, int pe, const char *op) {

@@ -99,9 +99,7 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
     }
     return w;
 }
-} // namespace
 
-namespace {
 signal_handler g_signal_handler = nullptr;
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
@@ -118,16 +116,14 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     g_signal_handler(h, data, length);
     return UCS_OK;
 }
-} // namespace
 
-void set_signal_handler(signal_handler h) { g_signal_handler = h; }
-
-namespace {
 void signal_sent(void *request, ucs_status_t status, void *copy) {
     std::free(copy);
     nbi_completion(request, status, nullptr);
 }
 } // namespace
+
+void set_signal_handler(signal_handler h) { g_signal_handler = h; }
 
 const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n) {
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the

@@ -21,19 +21,15 @@ template <class Body> void on_team(const char *routine, team &t, const coll_args
     set_quiet_waits(f);
     // After eager broadcasts (coll.hpp): a sync ends once every member entered it, which settles
     // them; a broadcast decides itself (bcast_impl); anything else settles first.
-    const bool settles = args.kind != coll_kind::sync && args.kind != coll_kind::broadcast;
-    if (USHMEM_LIKELY(t_deadline == 0)) {
+    auto run = [&] {
         if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
-        if (settles) eager_settle(f);
+        if (args.kind != coll_kind::sync && args.kind != coll_kind::broadcast) eager_settle(f);
         body(f);
         if (args.kind == coll_kind::sync) t.eager_owed = false;
-        return;
-    }
+    };
+    if (USHMEM_LIKELY(t_deadline == 0)) return run();
     try {
-        if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
-        if (settles) eager_settle(f);
-        body(f);
-        if (args.kind == coll_kind::sync) t.eager_owed = false;
+        run();
     } catch (const deadline_passed &) {
         t_gave_up = true;
     }

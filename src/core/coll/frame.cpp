@@ -271,9 +271,9 @@ void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int 
         // message on the critical path instead of put, fence and atomic.
         const int pe = f.pe(r);
         peer &p = target(f.routine, pe, f.cseg);
-        seg_id ds;
-        std::size_t doff;
         if (p.msg_signals && p.how[f.cseg] == route::ucx) {
+            seg_id ds;
+            std::size_t doff;
             locate_or_fail(f.routine, "destination", dst, n, pe, ds, doff);
             if (target(f.routine, pe, ds).how[ds] == route::ucx) {
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
