@@ -117,26 +117,8 @@ struct waiter_scope {
         t_waiting = outer;
     }
 };
-
-// UCX forbids calling ucp_worker_progress from inside itself (an assertion in Debian's build), which
-// is what a signal handler calling exit() in the middle of a wait's progress call would do through
-// the implicit finalize (with UCX_TLS=tcp most signals land there: the progress call is an
-// epoll_wait). A long wait progresses with the asynchronous signals held, so that they are
-// delivered between progress calls; synchronous ones (a fault) stay deliverable.
 } // namespace
 
-void progress_signals_held() {
-    static const sigset_t held = [] {
-        sigset_t s;
-        sigfillset(&s);
-        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) sigdelset(&s, sig);
-        return s;
-    }();
-    sigset_t prev;
-    pthread_sigmask(SIG_BLOCK, &held, &prev);
-    transport::progress();
-    pthread_sigmask(SIG_SETMASK, &prev, nullptr);
-}
 
 namespace {
 
@@ -386,7 +368,10 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     wait_state w(user_data ? wait_kind::data : wait_kind::signalled);
     for (unsigned long i = 0;; ++i) {
         // Before the condition: after the exit's finalize the heap it reads may be gone.
-        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) park_for_exit();
+        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) {
+            w.release_signals();
+            park_for_exit();
+        }
         if (cond(arg)) {
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
             return;

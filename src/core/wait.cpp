@@ -5,6 +5,8 @@
 #include "core/stats.hpp"
 
 #include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -20,8 +22,6 @@ namespace ushmem::core {
 wait_config g_wait;
 std::size_t g_wake_off = 0;
 bool g_wake_direct = false;
-
-void progress_signals_held();  // runtime.cpp: a progress call that a signal handler's exit cannot enter
 
 namespace {
 // Blocking is safe for waits on the library's own signals only when something wakes a sleeper for
@@ -71,6 +71,17 @@ void futex_wake_all(std::uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE, 
 void wake(wake_word *w) {
     __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
     futex_wake_all(&w->seq);
+}
+
+// The asynchronous signals (a fault stays deliverable): held while a wait is past its spin.
+const sigset_t &async_signals() {
+    static const sigset_t held = [] {
+        sigset_t set;
+        sigfillset(&set);
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) sigdelset(&set, sig);
+        return set;
+    }();
+    return held;
 }
 
 bool parse_spin(const std::string &text, double &out) {
@@ -133,6 +144,7 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     g_network_waker = rt.progress_thread || !ucx_traffic;
     g_local_pes = local_size;
     g_events_only = all_emulated;
+    g_wait.no_spin = all_emulated && g_wait.spin_ns == 0;
 }
 
 std::string wait_describe() {
@@ -167,7 +179,50 @@ void wake_self() {
 // The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,
 // and a clock read (~20 ns) would be a visible part of a 0.3 us barrier. The time of those polls
 // (a few microseconds) is not counted.
-wait_state::wait_state(wait_kind k, unsigned progress_mask) : start_ns_(0), kind_(k), mask_(progress_mask) {}
+wait_state::wait_state(wait_kind k, unsigned progress_mask, bool spin_always)
+    : start_ns_(0), kind_(k), mask_(progress_mask), spin_always_(spin_always) {}
+
+wait_state::~wait_state() { release_signals(); }
+
+// UCX forbids re-entering ucp_worker_progress (Debian's build asserts), which a signal handler
+// calling exit() inside a progress call would do through the implicit finalize; with UCX_TLS=tcp
+// most signals land there (the call is an epoll_wait). Past its spin a wait therefore progresses
+// with the asynchronous signals held, and lets pending ones in between progress calls at least
+// every 200 us, and before any sleep (or during it: sleep_for_events). Where every progress call
+// is itself a system call (g_events_only: UCX_TLS=tcp) they are held across polls: two sigprocmask
+// calls per poll cost 4 PEs over tcp on 2 cores a tenth of a barrier. Elsewhere around each
+// progress call, before the yield: held across, the restore would be a system call on the path
+// out of every wait (4 PEs on 2 cores, default transports: +4% per barrier and reduction).
+void wait_state::progress_held() {
+    if (!g_events_only) {
+        sigset_t prev;
+        pthread_sigmask(SIG_BLOCK, &async_signals(), &prev);
+        transport::progress();
+        pthread_sigmask(SIG_SETMASK, &prev, nullptr);
+        return;
+    }
+    hold_signals();
+    transport::progress();
+}
+
+void wait_state::hold_signals() {
+    const long now = wait_now_ns();
+    if (!held_) {
+        pthread_sigmask(SIG_BLOCK, &async_signals(), &saved_);
+        held_ = true;
+        released_ns_ = now;
+    } else if (now - released_ns_ > 200000) {
+        pthread_sigmask(SIG_SETMASK, &saved_, nullptr);  // pending signals are delivered here
+        pthread_sigmask(SIG_BLOCK, &async_signals(), nullptr);
+        released_ns_ = now;
+    }
+}
+
+void wait_state::release_signals() {
+    if (!held_) return;
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+    held_ = false;
+}
 
 double wait_state::waited_seconds() const {
     return start_ns_ ? double(wait_now_ns() - start_ns_) * 1e-9 : 0.0;
@@ -175,6 +230,10 @@ double wait_state::waited_seconds() const {
 
 void wait_state::idle(bool (*cond)(void *), void *arg) {
     ++polls_;
+    if (spinning_ && g_wait.no_spin && !spin_always_) {
+        spinning_ = false;
+        start_ns_ = wait_now_ns();
+    }
     if (spinning_) {
         // No pause instruction: it delays seeing the signal by up to its latency (~40 ns here).
         // Traffic served restarts the spin: a target that keeps receiving (a stream of puts
@@ -192,7 +251,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         spinning_ = false;
     }
     // Progress with signals held (a signal handler's exit must not re-enter UCX), then look again.
-    progress_signals_held();
+    progress_held();
     if (g_wait.mode == wait_mode::yield) {
         sched_yield();
         return;
@@ -227,8 +286,13 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // wakeup fd: a message ends the sleep at once (a direct-path signaller's futex wake, where
     // there is one without a progress thread, is seen at the end of the slice).
     if (!met) {
-        if (g_events_only) transport::sleep_for_events(ns);
-        else futex_wait(&w->seq, seq, ns);
+        // Signals may interrupt the sleep: sleep_for_events lets them in during its ppoll only
+        // (it progresses UCX before), the futex wait calls no UCX.
+        if (g_events_only) transport::sleep_for_events(ns, held_ ? &saved_ : nullptr);
+        else {
+            release_signals();
+            futex_wait(&w->seq, seq, ns);
+        }
     }
     if (g_events_only) transport::pe_polling(false);
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);

@@ -21,6 +21,7 @@
 #include "core/runtime.hpp"
 
 #include <cstdint>
+#include <signal.h>
 
 namespace ushmem::core {
 
@@ -30,6 +31,10 @@ struct wait_config {
     wait_mode mode = wait_mode::spin;
     long spin_ns = 2000000;      // spinning before `mode` applies
     bool oversubscribed = false; // more PEs on the node than CPUs
+    // No spin at all: every poll of this PE's progress is a system call (all its lanes are
+    // emulated over sockets) and the awaited PE may need this very CPU (spin_ns == 0). A spin of
+    // ~20 progress calls per wait cost 4 PEs over tcp on 2 cores a third of their CPU time.
+    bool no_spin = false;
     const char *reason = "";     // why this mode (ushmem-info)
 };
 extern wait_config g_wait;
@@ -84,18 +89,29 @@ class wait_state {
 public:
     // `progress_mask`: while spinning, UCX is progressed on polls where (count & mask) == mask
     // (0: every poll; waits on direct signals need it rarely).
-    explicit wait_state(wait_kind k, unsigned progress_mask = 0);
+    // `spin_always`: spin first even where g_wait.no_spin (the awaited PE is known to be ahead).
+    explicit wait_state(wait_kind k, unsigned progress_mask = 0, bool spin_always = false);
+    ~wait_state();  // gives back the signals it held
+    wait_state(const wait_state &) = delete;
+    wait_state &operator=(const wait_state &) = delete;
     void idle(bool (*cond)(void *), void *arg);
     double waited_seconds() const;
     // Past the spin: each idle() may take long (a sleep, a yield), so read the clock every time.
     bool slow() const { return !spinning_; }
+    void release_signals();  // before the thread leaves the wait for good (parking for an exit)
 private:
+    void progress_held();
+    void hold_signals();
+    sigset_t saved_;
+    long released_ns_ = 0;
+    bool held_ = false;
     long start_ns_;
     unsigned long polls_ = 0;
     bool spinning_ = true;
     long yield_until_ = -1;  // block mode: end of the yield phase (0: none), -1: not decided yet
     wait_kind kind_;
     unsigned mask_;
+    bool spin_always_;
 };
 
 long wait_now_ns();

@@ -534,7 +534,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
     }
 }
 
-void sleep_for_events(long ns) {
+void sleep_for_events(long ns, const sigset_t *during) {
     const int efd = main_efd();
     ucs_status_t st;
     {
@@ -550,7 +550,7 @@ void sleep_for_events(long ns) {
         return;
     }
     struct pollfd pfd{efd, POLLIN, 0};
-    ppoll(&pfd, 1, &ts, nullptr);
+    ppoll(&pfd, 1, &ts, during);
 }
 
 void pe_polling(bool on) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>
+#include <signal.h>
 #include <string>
 #include <vector>
 
@@ -246,7 +247,9 @@ void pe_blocking();
 // (ucp_worker_signal), so that the PE's sleep ends: a condition that the thread's progress made
 // true after the PE last looked would otherwise go unseen until the sleep's bound. Set it before
 // the last look at the condition (both sides fence: one of them sees the other).
-void sleep_for_events(long ns);
+// `during`: the signal mask while asleep (the caller's own, when it holds signals around its
+// UCX calls), or null for the current one.
+void sleep_for_events(long ns, const sigset_t *during);
 void pe_polling(bool on);
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data

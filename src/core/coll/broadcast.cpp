@@ -129,7 +129,7 @@ void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int r
         for (int j = 1; j < f.n; ++j) put_signal(f, (root + j) % f.n, slot, src, bytes, ctr::mbox(k));
         if (team_sem) copy_local(dest, src, bytes);
     } else {
-        wait_ctr(f, ctr::mbox(k), 1);
+        wait_ctr(f, ctr::mbox(k), 1, true);
         std::memcpy(dest, slot, bytes);
     }
     __atomic_store_n(f.c(ctr::mbox_done), call + 1, __ATOMIC_RELEASE);

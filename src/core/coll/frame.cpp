@@ -137,13 +137,13 @@ thread_local double t_deadline = 0;
 thread_local bool t_gave_up = false;
 
 // Waits for k more signals on counter `id` and consumes them.
-void wait_ctr(frame &f, int id, std::uint64_t k) {
+void wait_ctr(frame &f, int id, std::uint64_t k, bool sender_ahead) {
     if (k == 0) return;
     std::uint64_t &seen = f.seen_of(id);
     const std::uint64_t want = seen + k;
     const std::uint64_t *p = f.c(id);
     if (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want)
-        cwait(f, [p, want] { return __atomic_load_n(p, __ATOMIC_ACQUIRE) >= want; });
+        cwait(f, [p, want] { return __atomic_load_n(p, __ATOMIC_ACQUIRE) >= want; }, sender_ahead);
     seen = want;
 }
 
