@@ -179,8 +179,8 @@ void wake_self() {
 // The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,
 // and a clock read (~20 ns) would be a visible part of a 0.3 us barrier. The time of those polls
 // (a few microseconds) is not counted.
-wait_state::wait_state(wait_kind k, unsigned progress_mask, bool spin_always)
-    : start_ns_(0), kind_(k), mask_(progress_mask), spin_always_(spin_always) {}
+wait_state::wait_state(wait_kind k, unsigned progress_mask, bool awaited_ahead)
+    : start_ns_(0), kind_(k), mask_(progress_mask), awaited_ahead_(awaited_ahead) {}
 
 wait_state::~wait_state() { release_signals(); }
 
@@ -230,7 +230,7 @@ double wait_state::waited_seconds() const {
 
 void wait_state::idle(bool (*cond)(void *), void *arg) {
     ++polls_;
-    if (spinning_ && g_wait.no_spin && !spin_always_) {
+    if (spinning_ && !wait_spins_first(awaited_ahead_)) {
         spinning_ = false;
         start_ns_ = wait_now_ns();
     }
@@ -286,13 +286,11 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // wakeup fd: a message ends the sleep at once (a direct-path signaller's futex wake, where
     // there is one without a progress thread, is seen at the end of the slice).
     if (!met) {
-        // Signals may interrupt the sleep: sleep_for_events lets them in during its ppoll only
-        // (it progresses UCX before), the futex wait calls no UCX.
-        if (g_events_only) transport::sleep_for_events(ns, held_ ? &saved_ : nullptr);
-        else {
-            release_signals();
-            futex_wait(&w->seq, seq, ns);
-        }
+        // Signals may interrupt the sleep. Over events they are held since progress_held() above:
+        // sleep_for_events lets them in during its ppoll only (it progresses UCX before). The
+        // futex wait calls no UCX, and progress_held() held them only around its progress call.
+        if (g_events_only) transport::sleep_for_events(ns, &saved_);
+        else futex_wait(&w->seq, seq, ns);
     }
     if (g_events_only) transport::pe_polling(false);
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);

@@ -39,6 +39,10 @@ struct wait_config {
 };
 extern wait_config g_wait;
 
+// Whether a wait spins before the policy's slow part: always, except where g_wait.no_spin, and
+// there still when the awaited PE is known to be ahead (it never waits for this one).
+inline bool wait_spins_first(bool awaited_ahead) { return !g_wait.no_spin || awaited_ahead; }
+
 // The futex word and sleeper count of a PE, in its runtime area (own cache line: the signallers
 // read `sleepers` after every signal, and it must stay in their caches while nobody sleeps).
 struct wake_word {
@@ -89,8 +93,8 @@ class wait_state {
 public:
     // `progress_mask`: while spinning, UCX is progressed on polls where (count & mask) == mask
     // (0: every poll; waits on direct signals need it rarely).
-    // `spin_always`: spin first even where g_wait.no_spin (the awaited PE is known to be ahead).
-    explicit wait_state(wait_kind k, unsigned progress_mask = 0, bool spin_always = false);
+    // `awaited_ahead`: see wait_spins_first.
+    explicit wait_state(wait_kind k, unsigned progress_mask = 0, bool awaited_ahead = false);
     ~wait_state();  // gives back the signals it held
     wait_state(const wait_state &) = delete;
     wait_state &operator=(const wait_state &) = delete;
@@ -111,7 +115,7 @@ private:
     long yield_until_ = -1;  // block mode: end of the yield phase (0: none), -1: not decided yet
     wait_kind kind_;
     unsigned mask_;
-    bool spin_always_;
+    bool awaited_ahead_;
 };
 
 long wait_now_ns();

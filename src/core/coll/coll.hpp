@@ -85,7 +85,7 @@ struct deadline_passed {};
 // cores: broadcast 15.6 us yielding at once, 13.2 us spinning first).
 template <class Cond> void cwait(const frame &f, Cond cond, bool sender_ahead = false) {
     const unsigned every = f.quiet_waits ? 63 : 3;
-    const unsigned spin = g_wait.no_spin && !sender_ahead ? 1 : 64;
+    const unsigned spin = wait_spins_first(sender_ahead) ? 64 : 1;
     for (unsigned i = 0; i < spin; ++i) {
         if (cond()) return;
         if ((i & every) == every) transport::progress();
