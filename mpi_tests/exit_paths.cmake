@@ -4,19 +4,28 @@
 ushmem_mpi_program(exit_paths)
 set(_exit_paths_sh ${CMAKE_CURRENT_SOURCE_DIR}/exit_paths.sh)
 
-# ushmem_exit_path_test(NAME ARGS... STATUS s WITHIN sec REGEX re [NP ..] [CONFIGS ..] [ENV ..])
+# ushmem_exit_path_test(NAME ARGS... STATUS s WITHIN sec REGEX re [NOT re] [REPEAT k] [NP ..]
+#                       [CONFIGS ..] [ENV ..])
 function(ushmem_exit_path_test name)
-  cmake_parse_arguments(X "" "STATUS;WITHIN;REGEX" "ARGS;NP;CONFIGS;ENV" ${ARGN})
+  cmake_parse_arguments(X "" "STATUS;WITHIN;REGEX;NOT;REPEAT" "ARGS;NP;CONFIGS;ENV" ${ARGN})
   if(NOT X_NP)
     set(X_NP 2 4)
   endif()
   if(NOT X_CONFIGS)
     set(X_CONFIGS default)
   endif()
-  math(EXPR _timeout "${X_WITHIN} + 30")
+  if(NOT X_REPEAT)
+    set(X_REPEAT 1)
+  endif()
+  set(_not "")
+  if(X_NOT)
+    set(_not --not ${X_NOT})
+  endif()
+  math(EXPR _timeout "(${X_WITHIN} + 5) * ${X_REPEAT} + 25")
   ushmem_mpi_test(${name} PROGRAM exit_paths ARGS ${X_ARGS} NP ${X_NP} CONFIGS ${X_CONFIGS}
                   ENV ${X_ENV} TIMEOUT ${_timeout} LABELS exit_paths
-                  WRAPPER ${_exit_paths_sh} --status ${X_STATUS} --within ${X_WITHIN} ${X_REGEX} --)
+                  WRAPPER ${_exit_paths_sh} --status ${X_STATUS} --within ${X_WITHIN}
+                          --repeat ${X_REPEAT} ${_not} ${X_REGEX} --)
 endfunction()
 
 # 1. exit(3) from a second thread or a signal handler while the main thread waits, the other PEs
@@ -47,6 +56,14 @@ foreach(kind wait bcast sync get)
   ushmem_exit_path_test(global_exit_${kind} ARGS global_exit ${kind} STATUS 5 WITHIN 30
     REGEX [=[exit_paths: PE 0 calling shmem_global_exit\(5\)]=])
 endforeach()
+# Every PE calls shmem_global_exit(5) in the same instant, 8 times over: each job ends with 5 and
+# leaves nothing behind, and one PE of the node called MPI_Abort (Open MPI aggregates the others'
+# "MPI_ABORT was invoked" into "N more processes have sent help message"). When every PE called
+# it, Open MPI's mpirun crashed now and then (SIGSEGV relaying the messages), leaving its /dev/shm
+# files behind (bootstrap::abort_job).
+ushmem_exit_path_test(global_exit_all ARGS global_exit all STATUS 5 WITHIN 20 REPEAT 8 NP 2 4
+  CONFIGS default tcp REGEX [=[exit_paths: every PE calling shmem_global_exit\(5\)]=]
+  NOT [=[more process(es)? ha(s|ve) sent help message help-mpi-api.txt / mpi-abort]=])
 # 5. fork after shmem_init: the child's exit() leaves the parent's library alone.
 ushmem_exit_path_test(fork ARGS fork STATUS 0 WITHIN 60 CONFIGS default tcp
   REGEX [=[exit_paths: PE 0: child [0-9]+ exited 0 without touching the library; puts and barriers OK]=])

@@ -10,15 +10,6 @@
 # processes are gone once mpirun has returned, but the kernel may still be reaping them: it polls
 # for up to 10 s before reporting.
 hp_free() { awk '/^HugePages_Free:/ {print $2}' /proc/meminfo; }
-# command_np COMMAND...: the N of `-np N` (or `-n N`) in an mpirun command line, 0 if none.
-command_np() {
-    local np=0 prev="" a
-    for a in "$@"; do
-        if [ "$prev" = "-np" ] || [ "$prev" = "-n" ]; then np=$a; fi
-        prev=$a
-    done
-    echo "$np"
-}
 job_leftovers() {
     local pids=" $1 " job=${2:-none} shm_before=$3 hp_before=${4-} leak segs new_files hp_after w
     for ((w = 0; w < 100; ++w)); do

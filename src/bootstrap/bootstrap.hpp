@@ -58,7 +58,12 @@ bool usable();
 // Tear down: finalise MPI only if init() initialised it. Idempotent.
 void finalize();
 
-// End the whole job with `status` (MPI_Abort when MPI is usable, else _exit).
+// End the whole job with `status`: MPI_Abort when MPI is usable and no other process of this node
+// has begun to; a later process of the node waits (wait_for_launcher, 10 s) for that abort to end
+// it, then exits with the status. Without MPI: _exit(status).
 [[noreturn]] void abort_job(int status);
 
+// Sleep `seconds` with the launcher's termination signals (SIGTERM, SIGINT, SIGHUP) let in: for a
+// process that expects the launcher to end it.
+void wait_for_launcher(unsigned seconds);
 } // namespace ushmem::bootstrap

@@ -2,17 +2,32 @@
 #include "bootstrap/bootstrap.hpp"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
+#include <ctime>
 
 namespace ushmem::bootstrap {
 namespace {
 MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match the program's
 bool g_we_initialized = false;
+
+// The abstract socket name this job's PEs on this node contend for when they end the job
+// (abort_job). Built at init, so that abort_job formats nothing (it may run in a signal handler).
+sockaddr_un g_abort_name{};
+socklen_t g_abort_name_len = 0;
 
 bool mpi_alive() {
     int inited = 0, fin = 0;
@@ -66,6 +81,15 @@ bool init(const void *comm, job &out, std::string &err) {
     out.node_cpus = CPU_COUNT(&cpus);
     int leader = out.rank;
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    // A name for this job on this node, drawn by its first PE (abort_job).
+    std::uint64_t key = 0;
+    if (out.local_rank == 0) key = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}() ^ std::uint64_t(getpid());
+    MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
+    g_abort_name.sun_family = AF_UNIX;
+    // Abstract namespace (leading NUL): no file, gone with the last process that holds it.
+    int len = std::snprintf(g_abort_name.sun_path + 1, sizeof g_abort_name.sun_path - 1,
+                            "ushmem-abort-%016llx", static_cast<unsigned long long>(key));
+    g_abort_name_len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + std::size_t(len));
     MPI_Comm_free(&node);
     std::vector<int> leaders(out.size);
     MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
@@ -147,8 +171,51 @@ void finalize() {
     g_we_initialized = false;
 }
 
+namespace {
+// Whether this process is the first of its node to end the job. Open MPI 4.1's mpirun can crash
+// (SIGSEGV in its PMIx log relay, leaving its /dev/shm segments behind) when several processes of
+// a node call MPI_Abort in the same instant, which is what happens when every PE meets the same
+// fatal error, calls shmem_global_exit, or sees the same dead peer. So one PE per node calls
+// MPI_Abort: the first to bind the job's abstract socket name, which it holds until it dies.
+// Anything unexpected (no name, socket refused) counts as first: MPI_Abort as before.
+bool first_to_abort_on_node() {
+    if (g_abort_name_len == 0) return true;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return true;
+    if (bind(fd, reinterpret_cast<const sockaddr *>(&g_abort_name), g_abort_name_len) == 0) return true;
+    const bool taken = errno == EADDRINUSE;
+    close(fd);
+    return !taken;
+}
+} // namespace
+
+void wait_for_launcher(unsigned seconds) {
+    sigset_t term;
+    sigemptyset(&term);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&term, sig);
+    pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+    timespec left{time_t(seconds), 0};
+    while (nanosleep(&left, &left) != 0) {
+    }
+}
+
 void abort_job(int status) {
-    if (mpi_alive()) MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, status);
+    // One thread of the process ends it: a second (the progress thread seeing the peers drop
+    // while the first is inside MPI_Abort) waits for the end rather than exit with its own
+    // status first. The same thread again (a signal handler that exits) cannot wait for itself.
+    static std::atomic<bool> ending{false};
+    static thread_local bool t_ending = false;
+    if (ending.exchange(true) && !t_ending)
+        for (;;) pause();
+    t_ending = true;
+    if (mpi_alive()) {
+        if (first_to_abort_on_node())
+            MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, status);
+        // Another PE of the node is aborting the job: its MPI_Abort ends this process too. An exit
+        // of our own meanwhile would only race that teardown (mpirun then loses the processes'
+        // last output, or its relay of the abort message fails). Exit only if nothing comes.
+        wait_for_launcher(10);
+    }
     _exit(status);
 }
 

@@ -73,15 +73,27 @@ bool needs_progress_thread() {
 
 // UCX reports that the endpoint to `pe` failed (UCP_ERR_HANDLING_MODE_PEER): the peer died or its
 // node went away. Every later operation to it would fail one by one, and a wait for it would never
-// end; say who is gone and end the job now (the launcher may take longer to notice, or never, if
-// the peer's node is down).
+// end; say who is gone and end the job, unless the launcher does first.
 void on_peer_failure(int pe, ucs_status_t status) {
+    // One report per PE: the other endpoints of a dying job fail in the same instant.
+    static std::atomic<bool> reported{false};
+    if (reported.exchange(true))
+        for (;;) pause();  // the first report ends the process
     // Not "it died": the same report reaches a PE that was stopped or descheduled while another PE
     // ended the job (a timeout, an error): then that PE's message says why, and this one must not
     // blame a PE that was alive.
-    fatal("peer failure detection", "PE %d is unreachable (%s): it exited, was killed or its node "
+    error("peer failure detection", "PE %d is unreachable (%s): it exited, was killed or its node "
           "went away, or the job is being ended by another PE (whose message says why); "
           "ending the job (USHMEM_PEER_FAILURE=0 disables this detection)", pe, ucs_status_string(status));
+    // The launcher has usually seen that death too (its daemon saw the process exit, or lost its
+    // node's daemon) and is ending the job already; so has a PE whose own exit is what failed the
+    // endpoint. An abort of our own in the middle of that teardown only races it (and Open MPI's
+    // mpirun can crash on it, leaving its files behind): give the launcher a moment, listening
+    // for its SIGTERM, and end the job ourselves only if it does not (the peer's node is
+    // unreachable but its daemon alive, or the launcher does not watch for deaths).
+    bootstrap::wait_for_launcher(2);
+    std::fflush(stdout);
+    bootstrap::abort_job(1);
 }
 
 // Where UCX's lanes to `pe` are network ones anyway: a peer on another node, or a node without
