@@ -120,6 +120,7 @@ void quiet_slow(const char *routine, context &c) {
         if (st == UCS_OK) st = s2;
     }
     c.pending_list.clear();
+    c.pending_list_changed();
     if (st == UCS_OK) st = transport::take_async_error();
     if (st != UCS_OK) fail_flush(routine, st);
 }
@@ -141,6 +142,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();
             c.pending_list.pop_back();
+            c.pending_list_changed();
             break;
         }
     if (st == UCS_OK) st = transport::take_async_error();
@@ -149,7 +151,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
 
 void fence(const char *routine, context &c) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
-    if (c.pending_list.empty()) return;
+    if (!c.any_pending()) return;
     // UCX orders operations issued after a worker fence behind those issued before it, but a
     // later direct store or CPU atomic bypasses UCX: when a PE with UCX operations outstanding
     // may also be reached directly (its heap mapped here while its static data goes through

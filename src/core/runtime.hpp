@@ -69,6 +69,12 @@ struct context_lanes {
 struct context {
     std::vector<std::uint8_t> pending;  // per PE
     std::vector<int> pending_list;      // the PEs with pending[pe] set
+    // pending_list's size, for the checks made without the lock (quiet's and fence's fast path):
+    // under SHMEM_THREAD_MULTIPLE another thread may be appending to the vector meanwhile, and
+    // reading its pointers then is a data race (found by the TSan stage). Written with the list.
+    std::atomic<std::uint32_t> pending_n{0};
+    void pending_list_changed() { pending_n.store(std::uint32_t(pending_list.size()), std::memory_order_relaxed); }
+    bool any_pending() const { return pending_n.load(std::memory_order_relaxed) != 0; }
     std::atomic<bool> direct_dirty{false};
     bool thread_safe = false;           // SHMEM_THREAD_MULTIPLE: guard the list
     std::mutex lock;
@@ -89,6 +95,7 @@ struct context {
         pending.assign(std::size_t(npes), 0);
         pending_list.clear();
         pending_list.reserve(16);
+        pending_list_changed();
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
@@ -110,6 +117,7 @@ struct context {
             pending[std::size_t(pe)] = 1;
             pending_list.push_back(pe);
         }
+        pending_list_changed();
     }
     void note_direct() {
         if (!direct_dirty.load(std::memory_order_relaxed)) direct_dirty.store(true, std::memory_order_relaxed);
@@ -354,7 +362,7 @@ inline void quiet(const char *routine, context &c) {
         c.direct_dirty.store(false, std::memory_order_relaxed);
         direct_fence();
     }
-    if (USHMEM_LIKELY(c.pending_list.empty())) return;
+    if (USHMEM_LIKELY(!c.any_pending())) return;
     quiet_slow(routine, c);
 }
 void pe_quiet(const char *routine, context &c, int pe);
