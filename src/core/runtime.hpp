@@ -113,11 +113,12 @@ struct context {
             if (pending[std::size_t(pe)]) return;
             __atomic_store_n(&pending[std::size_t(pe)], 1, __ATOMIC_RELAXED);
             pending_list.push_back(pe);
+            pending_list_changed();  // under the lock: it reads the list
         } else {
             pending[std::size_t(pe)] = 1;
             pending_list.push_back(pe);
+            pending_list_changed();
         }
-        pending_list_changed();
     }
     void note_direct() {
         if (!direct_dirty.load(std::memory_order_relaxed)) direct_dirty.store(true, std::memory_order_relaxed);
