@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <ctime>
+#include <random>
 
 namespace ushmem::bootstrap {
 namespace {
@@ -83,7 +83,10 @@ bool init(const void *comm, job &out, std::string &err) {
     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     // A name for this job on this node, drawn by its first PE (abort_job).
     std::uint64_t key = 0;
-    if (out.local_rank == 0) key = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}() ^ std::uint64_t(getpid());
+    if (out.local_rank == 0) {
+        std::random_device rd;
+        key = (std::uint64_t(rd()) << 32) ^ rd() ^ std::uint64_t(getpid());
+    }
     MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
     g_abort_name.sun_family = AF_UNIX;
     // Abstract namespace (leading NUL): no file, gone with the last process that holds it.
@@ -202,11 +205,15 @@ void wait_for_launcher(unsigned seconds) {
 void abort_job(int status) {
     // One thread of the process ends it: a second (the progress thread seeing the peers drop
     // while the first is inside MPI_Abort) waits for the end rather than exit with its own
-    // status first. The same thread again (a signal handler that exits) cannot wait for itself.
+    // status first. The same thread again (a signal handler that exits) cannot wait for itself:
+    // it exits at once, as it did when MPI_Abort returned on re-entry.
     static std::atomic<bool> ending{false};
     static thread_local bool t_ending = false;
-    if (ending.exchange(true) && !t_ending)
-        for (;;) pause();
+    if (ending.exchange(true)) {
+        if (!t_ending)
+            for (;;) pause();
+        _exit(status);
+    }
     t_ending = true;
     if (mpi_alive()) {
         if (first_to_abort_on_node())
