@@ -53,10 +53,10 @@ USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto",
 USHMEM_ENV(bcast_tree_min, "USHMEM_BCAST_TREE_MIN", size, "16K",
            "auto broadcast: messages from this size use the binomial tree (or pull on one node) rather than flat puts from the root.")
 USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",
-           "auto|gather|scatter|rd. Reductions: every PE gathers all contributions through team scratch and reduces locally; reduce-scatter by direct reads then write-back (same-node teams); or chunked recursive doubling.")
+           "auto|gather|scatter|rd|central. Reductions: every PE gathers all contributions through team scratch and reduces locally; reduce-scatter by direct reads then write-back (same-node teams); chunked recursive doubling; or rank 0 gathers, reduces and sends the result back (auto for small ones over the network on a node with more PEs than CPUs).")
 USHMEM_ENV(reduce_gather_max, "USHMEM_REDUCE_GATHER_MAX", size, "2K",
            "auto reductions and scans: contributions up to this size use the gather algorithm (if the team scratch holds them).")
 USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",
-           "auto|flat|ring. collect/fcollect: every PE puts its block to every PE, or a ring.")
+           "auto|flat|ring|central. collect/fcollect: every PE puts its block to every PE; a ring; or (fcollect, and alltoall too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs).")
 USHMEM_ENV(scan_algo, "USHMEM_SCAN_ALGO", string, "auto",
            "auto|gather|read|hs. Scans: gather through team scratch, direct reads (same-node teams), or chunked Hillis-Steele.")

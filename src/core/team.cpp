@@ -92,6 +92,7 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.mbox = s + g.l.ctr_bytes + g.l.args_bytes;
     t.scratch = t.mbox + g.l.mbox_bytes;
     t.eager_calls = 0;
+    t.eager_synced = 0;
     t.eager_owed = false;
     t.eager_seen.assign(t.members.size(), 0);
 }
@@ -193,9 +194,10 @@ void team_init(const char *routine) {
                                  {"pull", algo::pull}, {"eager", algo::eager}});
     coll_cfg.reduce = parse_algo(routine, "USHMEM_REDUCE_ALGO", rt.cfg.reduce_algo,
                                  {{"auto", algo::automatic}, {"gather", algo::gather},
-                                  {"scatter", algo::scatter}, {"rd", algo::rd}});
+                                  {"scatter", algo::scatter}, {"rd", algo::rd}, {"central", algo::central}});
     coll_cfg.collect = parse_algo(routine, "USHMEM_COLLECT_ALGO", rt.cfg.collect_algo,
-                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"ring", algo::ring}});
+                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"ring", algo::ring},
+                                   {"central", algo::central}});
     coll_cfg.scan = parse_algo(routine, "USHMEM_SCAN_ALGO", rt.cfg.scan_algo,
                                {{"auto", algo::automatic}, {"gather", algo::gather},
                                 {"read", algo::read}, {"hs", algo::hs}});

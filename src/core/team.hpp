@@ -115,6 +115,7 @@ struct team {
     std::uint64_t eager_calls = 0;     // eager broadcasts entered on this team
     bool eager_owed = false;           // some ended without knowing every member entered (bcast_eager)
     std::vector<std::uint64_t> eager_seen;  // per rank: eager broadcasts it is known to have completed
+    std::uint64_t eager_synced = 0;    // eager broadcasts every member completed: those before the last sync
     std::uint64_t calls = 0;           // collective frames entered on this team (coll_entry_word)
     std::uint64_t gather_epoch = 0;    // gather exchanges through scratch so far (their parity)
     // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal

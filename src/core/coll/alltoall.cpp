@@ -1,7 +1,26 @@
 // alltoall and alltoalls (coll.hpp).
 #include "core/coll/coll.hpp"
 
+#include <vector>
+
 namespace ushmem::core::coll {
+
+namespace {
+// More PEs than CPUs: every member's whole source to rank 0's gather region (row r at
+// r * n * bytes), rank 0 returns to each member its column (2 (n - 1) messages instead of
+// n (n - 1)).
+void alltoall_central(frame &f, char *dest, const char *src, std::size_t bytes) {
+    const std::size_t n = std::size_t(f.n), row = n * bytes;
+    const char *buf = gather_to_root(f, src, row);
+    if (!buf) return central_wait(f);
+    std::vector<char> col(row);
+    for (std::size_t j = 1; j < n; ++j) {
+        for (std::size_t r = 0; r < n; ++r) std::memcpy(col.data() + r * bytes, buf + r * row + j * bytes, bytes);
+        central_reply(f, int(j), dest, col.data(), row);  // a blocking put: col may be refilled
+    }
+    for (std::size_t r = 0; r < n; ++r) std::memcpy(dest + r * bytes, buf + r * row, bytes);
+}
+} // namespace
 
 void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     auto *d = static_cast<char *>(dest);
@@ -9,7 +28,10 @@ void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     const std::size_t me = std::size_t(f.me);
     if (f.n == 1 || bytes == 0) return copy_local(d + me * bytes, s + me * bytes, bytes);
     shape sh{family::alltoall, f, bytes};
-    const bool flat = select(sh) == plan::alltoall_flat;
+    sh.central_ok = true;
+    const plan p = select(sh);
+    if (p == plan::alltoall_central) return alltoall_central(f, d, s, bytes);
+    const bool flat = p == plan::alltoall_flat;
     for (int k = 1; k < f.n; ++k) {
         int j = (f.me + k) % f.n;
         if (flat) put_signal(f, j, d + me * bytes, s + std::size_t(j) * bytes, bytes, ctr::from(f.me));

@@ -125,7 +125,10 @@ void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int r
     const int k = int(call % ctr::mbox_slots);
     char *slot = t.mbox + std::size_t(k) * ctr::mbox_payload;
     if (f.me == root) {
-        if (call >= std::uint64_t(ctr::mbox_slots)) eager_wait_done(f, call + 1 - ctr::mbox_slots);
+        // The slot's last user, call + 1 - slots, is known done after a sync (a broadcast loop
+        // with a barrier in it reads nothing: over the network each read is a round trip).
+        const std::uint64_t need = call + 1 - ctr::mbox_slots;
+        if (call >= std::uint64_t(ctr::mbox_slots) && t.eager_synced < need) eager_wait_done(f, need);
         for (int j = 1; j < f.n; ++j) put_signal(f, (root + j) % f.n, slot, src, bytes, ctr::mbox(k));
         if (team_sem) copy_local(dest, src, bytes);
     } else {

@@ -146,9 +146,9 @@ enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan 
 enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
     bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
-    collect_flat, collect_ring, collect_barrier,
-    alltoall_flat, alltoall_barrier,
-    reduce_gather, reduce_scatter, reduce_rd, reduce_node,
+    collect_flat, collect_ring, collect_barrier, collect_central,
+    alltoall_flat, alltoall_barrier, alltoall_central,
+    reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central,
     scan_gather, scan_read, scan_hs,
 };
 // What the table decides on. `a`, `b`: the symmetric buffers that must be direct on every member
@@ -160,6 +160,7 @@ struct shape {
     std::size_t bytes = 0;
     const void *a = nullptr, *b = nullptr;
     bool offsets_known = true;
+    bool central_ok = false;   // the call has a central variant (fcollect, alltoall; not collect, alltoalls)
     signed char direct_ = -1;  // direct(), once known
     bool direct();             // every member's a, b and counters by load/store
 };
@@ -174,6 +175,16 @@ int flat_id(const frame &f, int s);             // the flat sync's counter for s
 void flat_exchange_wait(frame &f);              // one from(s) signal from every other member
 char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false);
 bool gather_fits(const frame &f, std::size_t bytes);
+// The central exchange (nodes with more PEs than CPUs): every member puts `bytes` of `mine` into
+// rank 0's gather region, at r * bytes (its from(r) signal); returns the region on rank 0, once
+// every contribution is in, null elsewhere. Rank 0 then answers each member with one put_signal
+// on from(0) (central_reply), which the member awaits (central_wait). 2 (n - 1) messages, as in
+// the central sync, against n (n - 1) for the flat exchange.
+char *gather_to_root(frame &f, const void *mine, std::size_t bytes);
+inline void central_reply(frame &f, int r, void *dst, const void *src, std::size_t bytes) {
+    put_signal(f, r, dst, src, bytes, ctr::from(0));
+}
+void central_wait(frame &f);
 
 // ---- chunked exchanges (reduce.cpp, scan.cpp) --------------------------------------------------
 

@@ -33,6 +33,17 @@ void collect_ring(frame &f, char *dest, const char *src, const std::vector<std::
     }
 }
 
+// More PEs than CPUs: the blocks to rank 0's gather region, the whole result back from it
+// (2 (n - 1) messages instead of n (n - 1)). The region, not rank 0's dest: rank 0 may not have
+// entered the call yet.
+void collect_central(frame &f, char *dest, const char *src, std::size_t bytes) {
+    const char *buf = gather_to_root(f, src, bytes);
+    if (!buf) return central_wait(f);
+    const std::size_t all = bytes * std::size_t(f.n);
+    std::memcpy(dest, buf, all);
+    for (int r = 1; r < f.n; ++r) central_reply(f, r, dest, dest, all);
+}
+
 } // namespace
 
 void fcollect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
@@ -42,6 +53,7 @@ void fcollect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     if (f.n == 1) return copy_local(d, s, bytes);
     if (bytes == 0) return;
     shape sh{family::collect, f, bytes};
+    sh.central_ok = true;
     const plan p = select(sh);
     if (p == plan::collect_ring) {
         std::vector<std::size_t> off(std::size_t(f.n)), len(std::size_t(f.n), bytes);
@@ -49,6 +61,7 @@ void fcollect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
         return collect_ring(f, d, s, off, len);
     }
     if (p == plan::collect_flat) return collect_flat(f, d, s, bytes, my_off);
+    if (p == plan::collect_central) return collect_central(f, d, s, bytes);
     collect_barrier(f, d, s, bytes, my_off);
 }
 

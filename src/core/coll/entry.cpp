@@ -25,7 +25,12 @@ template <class Body> void on_team(const char *routine, team &t, const coll_args
         if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
         if (args.kind != coll_kind::sync && args.kind != coll_kind::broadcast) eager_settle(f);
         body(f);
-        if (args.kind == coll_kind::sync) t.eager_owed = false;
+        // A sync ends once every member entered it, hence completed the broadcasts before it:
+        // a root reuses their mailbox slots without reading the members' counts (bcast_eager).
+        if (args.kind == coll_kind::sync) {
+            t.eager_owed = false;
+            t.eager_synced = t.eager_calls;
+        }
     };
     if (USHMEM_LIKELY(t_deadline == 0)) return run();
     try {

@@ -89,6 +89,17 @@ void reduce_gather(frame &f, char *dest, const char *src, std::size_t nelems, re
     for (int r = 1; r < f.n; ++r) op.combine(dest, buf + std::size_t(r) * bytes, nelems);
 }
 
+// More PEs than CPUs: the contributions to rank 0, which combines them (in rank order, as the
+// gather does) and sends the result back: 2 (n - 1) messages instead of n (n - 1), and one wait
+// for most members. dest may be src: rank 0 reads its own from the gather region.
+void reduce_central(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t bytes = nelems * op.elem;
+    const char *buf = gather_to_root(f, src, bytes);
+    if (!buf) return central_wait(f);
+    std::memcpy(dest, buf, bytes);
+    for (int r = 1; r < f.n; ++r) op.combine(dest, buf + std::size_t(r) * bytes, nelems);
+    for (int r = 1; r < f.n; ++r) central_reply(f, r, dest, dest, bytes);
+}
 
 } // namespace
 
@@ -101,6 +112,7 @@ void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, redu
     shape sh{family::reduce, f, bytes, dest, src};
     switch (select(sh)) {
     case plan::reduce_gather: return reduce_gather(f, d, s, nelems, op);
+    case plan::reduce_central: return reduce_central(f, d, s, nelems, op);
     case plan::reduce_scatter: return reduce_scatter_direct(f, d, s, nelems, op);
     case plan::reduce_node: return reduce_node(f, d, s, nelems, op);
     default: break;

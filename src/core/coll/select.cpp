@@ -26,6 +26,17 @@ bool flat_sync_ok(shape &s) {  // the flat and central syncs need a counter per 
 bool fits_gather(shape &s) { return gather_fits(s.f, s.bytes); }
 bool small_for_gather(shape &s) { return fits_gather(s) && s.bytes <= rt.cfg.reduce_gather_max; }
 bool small_bcast(shape &s) { return s.bytes < rt.cfg.bcast_tree_min; }
+// The central variants (gather to rank 0, answer from it): on a node with more PEs than CPUs, for
+// messages that rank 0's gather region holds (`rows` contributions of `per` bytes each) and that
+// the gather would take.
+bool central_fits(shape &s, std::size_t per) {
+    return s.f.has_from() && gather_fits(s.f, per) && per <= rt.cfg.reduce_gather_max;
+}
+// Chosen by itself where the members' signals are network messages (each costs its sender and
+// receiver system calls, on CPUs the PEs share): 4 PEs over tcp on 2 cores, 8 B reduce and fcollect
+// plus a barrier in 12 messages instead of 18, 40-45 against 42-46 us. Not between direct members:
+// there signals are stores, and the extra step costs a context switch (3.6-4.2 against 5.0-5.4 us).
+bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cseg); }
 
 bool is(algo have, algo want) { return have == want; }
 
@@ -93,11 +104,23 @@ constexpr row table[] = {
     // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
     // per sender up to USHMEM_COLL_FLAT_MAX; puts then a sync above.
     {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::ring) && s.offsets_known; }, plan::collect_ring},
+    {family::collect,
+     [](shape &s) {
+         return s.central_ok && central_fits(s, s.bytes) &&
+                (is(coll_cfg.collect, algo::central) || (is(coll_cfg.collect, algo::automatic) && central_auto(s)));
+     },
+     plan::collect_central},
     {family::collect, [](shape &s) { return (is(coll_cfg.collect, algo::flat) || small_group(s)) && s.f.has_from(); },
      plan::collect_flat},
     {family::collect, [](shape &) { return true; }, plan::collect_barrier},
 
     // ---- alltoall(s): pairwise push with per-sender signals, or puts then a sync.
+    {family::alltoall,
+     [](shape &s) {
+         return s.central_ok && central_fits(s, s.bytes * std::size_t(s.f.n)) &&
+                (is(coll_cfg.collect, algo::central) || central_auto(s));
+     },
+     plan::alltoall_central},
     {family::alltoall, [](shape &s) { return small_group(s) && s.f.has_from(); }, plan::alltoall_flat},
     {family::alltoall, [](shape &) { return true; }, plan::alltoall_barrier},
 
@@ -109,6 +132,11 @@ constexpr row table[] = {
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
      plan::reduce_node},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::central) && central_fits(s, s.bytes); },
+     plan::reduce_central},
+    {family::reduce,
+     [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && central_fits(s, s.bytes) && central_auto(s); },
+     plan::reduce_central},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s); },
      plan::reduce_gather},
     {family::reduce, [](shape &s) { return s.direct(); }, plan::reduce_scatter},

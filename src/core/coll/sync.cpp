@@ -63,6 +63,19 @@ char *gather(frame &f, const void *mine, std::size_t bytes, bool upward) {
     return buf;
 }
 
+char *gather_to_root(frame &f, const void *mine, std::size_t bytes) {
+    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    if (f.me != 0) {
+        put_signal(f, 0, buf + std::size_t(f.me) * bytes, mine, bytes, ctr::from(f.me));
+        return nullptr;
+    }
+    std::memcpy(buf, mine, bytes);
+    for (int s = 1; s < f.n; ++s) wait_ctr(f, ctr::from(s), 1);
+    return buf;
+}
+
+void central_wait(frame &f) { wait_ctr(f, ctr::from(0), 1); }
+
 bool gather_fits(const frame &f, std::size_t bytes) {
     return !f.legacy() && f.n <= ctr::max_from && f.n <= rt.cfg.coll_flat_max &&
            bytes * std::size_t(f.n) <= f.gbytes;
