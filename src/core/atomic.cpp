@@ -79,7 +79,7 @@ void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
         [pe](char *b, std::size_t n) {
             std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
         },
-        false);
+        false, on_other_node(pe));
     ucs_status_t st = transport::request_status(r);
     transport::request_free(w, r);
     if (st != UCS_OK) fail_amo(routine, pe, st);

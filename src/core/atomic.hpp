@@ -178,16 +178,16 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
 // condition is a load, an idle progress call costs tens of ns) and builds the description of the
 // wait for the timeout message only then: a wait that is satisfied within a few microseconds (a
 // ping-pong) never pays for the formatting. describe(buf, len) writes it.
-// `user_data`: see wait_slow.
+// `user_data`, `remote`: see wait_slow.
 template <class Cond, class Describe>
-inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data) {
+inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
     for (int i = 0; i < 1024; ++i) {
         if (cond()) return;
         if ((i & 7) == 7) transport::progress();  // the condition is cheap; progress is not
     }
     char what[256];
     describe(what, sizeof what);
-    wait_for(routine, what, cond, user_data);
+    wait_for(routine, what, cond, user_data, remote);
 }
 
 // ---- distributed locks (lock.cpp) ----

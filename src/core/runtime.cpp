@@ -370,14 +370,14 @@ void *direct_pointer(const void *addr, int pe) {
 }
 
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe, const void *describe_arg, bool user_data) {
+               describe_fn describe, const void *describe_arg, bool user_data, bool remote) {
     // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
     // callers' conditions are the library's own signals and completions, or user data (wait_until):
     // the latter are woken by plain puts only where the policy made direct writers wake.
     const double timeout = rt.cfg.wait_timeout;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
     waiter_scope counted;  // for an exit() from another thread or a signal handler
-    wait_state w(user_data ? wait_kind::data : wait_kind::signalled);
+    wait_state w(user_data ? wait_kind::data : wait_kind::signalled, 0, false, remote);
     for (unsigned long i = 0;; ++i) {
         // Before the condition: after the exit's finalize the heap it reads may be gone.
         if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) {

@@ -383,8 +383,15 @@ void *direct_pointer(const void *addr, int pe);
 // blocked waiter only where the waiting policy made direct writers look for sleepers; the
 // library's own signals and UCX completions always wake it (core/wait.hpp).
 using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
+// `remote`: what it waits for is an answer from a PE on another node (core/wait.hpp: it spins
+// longer first).
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false);
+               describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
+               bool remote = false);
+// Whether `pe` is on another node than this PE (false for -1: several PEs).
+inline bool on_other_node(int pe) {
+    return pe >= 0 && rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
+}
 
 // Runs a signal message that arrived (installed as the transport's handler).
 void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
@@ -414,13 +421,13 @@ inline ucs_status_t await_request(const char *routine, context &c, void *request
 }
 
 template <class Cond>
-inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false) {
+inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false) {
     for (int i = 0; i < 64; ++i) {
         if (cond()) return;
         transport::progress();
     }
     wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, nullptr, nullptr,
-              user_data);
+              user_data, remote);
 }
 
 // Symmetric memory management (memory.cpp). Collective.

@@ -142,17 +142,24 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
         if (pe != rt.me && (local ? l.has_shared_memory_rma : l.has_network_rdma)) all_emulated = false;
     }
     g_network_waker = rt.progress_thread || !ucx_traffic;
+    bool remote_peers = false;
+    for (int pe = 0; pe < rt.npes && !remote_peers; ++pe) remote_peers = rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
+    g_wait.remote_poll = g_wait.mode == wait_mode::block && remote_peers;
     g_local_pes = local_size;
     g_events_only = all_emulated;
     g_wait.no_spin = all_emulated && g_wait.spin_ns == 0;
 }
 
 std::string wait_describe() {
-    char buf[160];
+    char buf[224];
     const char *m = g_wait.mode == wait_mode::spin ? "spin" : g_wait.mode == wait_mode::block ? "block" : "yield";
-    std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s", m,
+    char remote[80] = "";
+    if (g_wait.remote_poll)
+        std::snprintf(remote, sizeof remote, "; polling (yielding) %.0f us while other nodes' messages arrive",
+                      double(g_wait.remote_poll_ns) / 1e3);
+    std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s%s", m,
                   double(g_wait.spin_ns) / 1e3, g_wait.reason,
-                  g_wait.mode == wait_mode::yield ? "" : "; sleepers woken by their signaller");
+                  g_wait.mode == wait_mode::yield ? "" : "; sleepers woken by their signaller", remote);
     return buf;
 }
 
@@ -179,8 +186,8 @@ void wake_self() {
 // The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,
 // and a clock read (~20 ns) would be a visible part of a 0.3 us barrier. The time of those polls
 // (a few microseconds) is not counted.
-wait_state::wait_state(wait_kind k, unsigned progress_mask, bool awaited_ahead)
-    : start_ns_(0), kind_(k), mask_(progress_mask), awaited_ahead_(awaited_ahead) {}
+wait_state::wait_state(wait_kind k, unsigned progress_mask, bool awaited_ahead, bool remote)
+    : start_ns_(0), kind_(k), mask_(progress_mask), awaited_ahead_(awaited_ahead), remote_(remote) {}
 
 wait_state::~wait_state() { release_signals(); }
 
@@ -193,16 +200,16 @@ wait_state::~wait_state() { release_signals(); }
 // calls per poll cost 4 PEs over tcp on 2 cores a tenth of a barrier. Elsewhere around each
 // progress call, before the yield: held across, the restore would be a system call on the path
 // out of every wait (4 PEs on 2 cores, default transports: +4% per barrier and reduction).
-void wait_state::progress_held() {
+unsigned wait_state::progress_held() {
     if (!g_events_only) {
         sigset_t prev;
         pthread_sigmask(SIG_BLOCK, &async_signals(), &prev);
-        transport::progress();
+        const unsigned n = transport::progress();
         pthread_sigmask(SIG_SETMASK, &prev, nullptr);
-        return;
+        return n;
     }
     hold_signals();
-    transport::progress();
+    return transport::progress();
 }
 
 void wait_state::hold_signals() {
@@ -251,10 +258,19 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         spinning_ = false;
     }
     // Progress with signals held (a signal handler's exit must not re-enter UCX), then look again.
-    progress_held();
+    const unsigned served = progress_held();
     if (g_wait.mode == wait_mode::yield) {
         sched_yield();
         return;
+    }
+    if (g_wait.remote_poll) {
+        // The network is busy (wait_config::remote_poll): poll, yielding, rather than sleep.
+        const long now = wait_now_ns();
+        if (served || (remote_ && poll_until_ == 0)) poll_until_ = now + g_wait.remote_poll_ns;
+        if (now < poll_until_) {
+            sched_yield();
+            return;
+        }
     }
     if (yield_until_ < 0) yield_until_ = g_wait.mode == wait_mode::block && node_runs_only_us() ? wait_now_ns() + 100000 : 0;
     if (yield_until_ > 0 && wait_now_ns() < yield_until_) {
@@ -294,6 +310,10 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     }
     if (g_events_only) transport::pe_polling(false);
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
+    // Woken with the condition still false: by the progress thread for messages it served, most
+    // likely the first of a stream (a loop of requests to this PE), which this wait now serves
+    // itself for a while instead of costing every message two wake-ups.
+    if (g_wait.remote_poll && !met) poll_until_ = wait_now_ns() + g_wait.remote_poll_ns;
 }
 
 } // namespace ushmem::core

@@ -371,6 +371,8 @@ std::atomic<bool> g_pe_blocked{false};
 // Set while the PE sleeps on the worker's event fd itself (sleep_for_events): the progress thread
 // stays parked meanwhile, or both would be woken by every message.
 std::atomic<bool> g_pe_polling{false};
+// Threads of the PE in the slow part of a library wait (pe_waiting).
+std::atomic<int> g_pe_waiting{0};
 } // namespace
 
 void pe_blocking() {
@@ -475,7 +477,9 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
             syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAIT_PRIVATE, seen, &park, nullptr, 0);
             const int now = g_pe_progress.load(std::memory_order_relaxed);
             if (stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
-            if (now == seen && !g_pe_polling.load(std::memory_order_relaxed)) break;
+            if (now == seen && !g_pe_polling.load(std::memory_order_relaxed) &&
+                g_pe_waiting.load(std::memory_order_relaxed) == 0)
+                break;
             seen = now;
             park_ns = std::min(park_ns * 2, handoff_ns * 32);
         }
@@ -555,6 +559,10 @@ void sleep_for_events(long ns, const sigset_t *during) {
 
 void pe_polling(bool on) {
     if (detail::main_shared) g_pe_polling.store(on, std::memory_order_seq_cst);
+}
+
+void pe_waiting(bool on) {
+    if (detail::main_shared) g_pe_waiting.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
 }
 
 void stop_serving() {

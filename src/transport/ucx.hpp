@@ -251,6 +251,14 @@ void pe_blocking();
 // UCX calls), or null for the current one.
 void sleep_for_events(long ns, const sigset_t *during);
 void pe_polling(bool on);
+// Between pe_waiting(true) and pe_waiting(false) a thread of the PE is in the slow part of a
+// library wait (past its spin: yielding or sleeping), which progresses the main worker whenever it
+// runs: the progress thread stays parked even when the PE's progress count stands still. With more
+// threads than CPUs the PE is often runnable but not running for a slice; taking over then (the
+// thread's wake-up, the PE's kick that sends it back, the worker lock passed between them) serves
+// nothing the PE would not serve when it next runs (docs/architecture.md has the figures).
+// Counted: several threads of the PE may wait at once.
+void pe_waiting(bool on);
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
 // path, since only armed interfaces make senders signal.)
