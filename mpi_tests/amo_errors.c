@@ -19,7 +19,10 @@
  *   signal_fetch_stack shmem_signal_fetch of a stack variable
  *   lock_stack         shmem_set_lock on a stack variable
  *   wait_timeout       shmem_long_wait_until that is never satisfied, with USHMEM_WAIT_TIMEOUT=1
- *                      set by the test: the message names the call and the time waited */
+ *                      set by the test: the message names the call and the time waited
+ *   wait_timeout_traffic  the same while the other PEs keep putting to another word of PE 0 (over
+ *                      tcp every put is a message that PE 0's wait serves, which restarts its
+ *                      spin: the timeout must count from the wait's start, not the spin's) */
 #include "common.h"
 
 static char g_bytes[64] __attribute__((aligned(64)));
@@ -36,6 +39,12 @@ int main(int argc, char **argv) {
     if (me != 0) {
         /* For wait_timeout the other PEs stay out of the library (a barrier would time out too). */
         if (strcmp(mode, "wait_timeout") == 0) spin_for(30.0);
+        /* Until the job is ended: far longer than the test's timeout. */
+        if (strcmp(mode, "wait_timeout_traffic") == 0)
+            for (long i = 1;; ++i) {
+                shmem_long_p((long *)(heap + 128), i, 0);
+                shmem_quiet();
+            }
         shmem_barrier_all(); /* PE 0 aborts the job before reaching it */
         shmem_finalize();
         return 0;
@@ -69,7 +78,7 @@ int main(int argc, char **argv) {
         (void)shmem_signal_fetch(&stack_sig);
     } else if (strcmp(mode, "lock_stack") == 0) {
         shmem_set_lock(&stack_long[0]);
-    } else if (strcmp(mode, "wait_timeout") == 0) {
+    } else if (strcmp(mode, "wait_timeout") == 0 || strcmp(mode, "wait_timeout_traffic") == 0) {
         shmem_long_wait_until((long *)heap, SHMEM_CMP_EQ, 12345);
     } else {
         printf("amo_errors: unknown mode %s\n", mode);

@@ -120,7 +120,8 @@ private:
     long released_ns_ = 0;
     bool held_ = false;
     bool marked_ = false;  // transport::pe_waiting(true) said (the slow part began)
-    long start_ns_;
+    long start_ns_;        // start of the current spin (traffic restarts it)
+    long first_ns_ = 0;    // when the wait was first timed: its age for timeouts and sleep slices
     long poll_until_ = 0;  // block mode, network busy: poll with a yield until then (remote_poll_ns)
     unsigned long polls_ = 0;
     bool spinning_ = true;

@@ -538,23 +538,23 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
     }
 }
 
-void sleep_for_events(long ns, const sigset_t *during) {
+bool sleep_for_events(long ns, const sigset_t *during) {
     const int efd = main_efd();
     ucs_status_t st;
     {
         drive d(g_worker);
         // Arm only a drained worker (UCX's rule): work found here may be what the caller waits for.
-        if (ucp_worker_progress(g_worker) != 0) return;
+        if (ucp_worker_progress(g_worker) != 0) return true;
         st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
-    if (st == UCS_ERR_BUSY) return;  // events pending: the caller progresses them
+    if (st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
     const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     if (st != UCS_OK) {
         nanosleep(&ts, nullptr);
-        return;
+        return false;
     }
     struct pollfd pfd{efd, POLLIN, 0};
-    ppoll(&pfd, 1, &ts, during);
+    return ppoll(&pfd, 1, &ts, during) > 0;
 }
 
 void pe_polling(bool on) {

@@ -249,7 +249,9 @@ void pe_blocking();
 // the last look at the condition (both sides fence: one of them sees the other).
 // `during`: the signal mask while asleep (the caller's own, when it holds signals around its
 // UCX calls), or null for the current one.
-void sleep_for_events(long ns, const sigset_t *during);
+// Returns whether it ended for events (or found them pending), false when the bound passed or a
+// signal interrupted it.
+bool sleep_for_events(long ns, const sigset_t *during);
 void pe_polling(bool on);
 // Between pe_waiting(true) and pe_waiting(false) a thread of the PE is in the slow part of a
 // library wait (past its spin: yielding or sleeping), which progresses the main worker whenever it
