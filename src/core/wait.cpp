@@ -144,7 +144,8 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     }
     g_network_waker = rt.progress_thread || !ucx_traffic;
     bool remote_peers = false;
-    for (int pe = 0; pe < rt.npes && !remote_peers; ++pe) remote_peers = rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
+    for (int pe = 0; pe < rt.npes && !remote_peers; ++pe)
+        remote_peers = rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
     g_wait.remote_poll = g_wait.mode == wait_mode::block && remote_peers;
     g_local_pes = local_size;
     g_events_only = all_emulated;

@@ -224,13 +224,13 @@ inline void fence() { fence(worker()); }
 
 // ---- the progress thread's side ------------------------------------------------------------
 // Serves the main worker until `stop` is set and stop_serving() is called: progresses while there
-// is work (spinning `spin_ns` more after the last event, 0 on a node without a spare core), then
-// arms the worker's wakeup fd and sleeps in poll() until UCX has something for it: a message that
-// arrives while the PE computes wakes it at once. While the PE drives the worker itself (it waits
-// in the library: its progress() calls are counted), the thread stays out of its way, parked, and
-// takes over once the PE has not progressed for `handoff_ns`: otherwise every message of a
-// communication loop would wake a thread that has nothing to do but preempt the PE (the PE's core
-// is usually the only one it can run on). Requires share_main_worker().
+// is work (polling `spin_ns` more after the last event: 50 us with a core of its own, 30 us on the
+// PE's), then arms the worker's wakeup fd and sleeps in poll() until UCX has something for it: a
+// message that arrives while the PE computes wakes it at once. While the PE drives the worker
+// itself (it waits in the library: its progress() calls are counted), the thread stays out of its
+// way, parked, and takes over once the PE has not progressed for `handoff_ns`: otherwise every
+// message of a communication loop would wake a thread that has nothing to do but preempt the PE
+// (the PE's core is usually the only one it can run on). Requires share_main_worker().
 // `on_events` (may be null) runs after every progress call that found work: the core wakes a PE
 // blocked in a wait there (core/wait.cpp), since it is the thread that sees the network's messages.
 void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)());
