@@ -484,6 +484,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
             park_ns = std::min(park_ns * 2, handoff_ns * 32);
         }
         // The PE is away (computing): serve until nothing is left, then sleep on the event fd.
+        const int pe_seen = g_pe_progress.load(std::memory_order_relaxed);
         while (!stop.load(std::memory_order_relaxed)) {
             unsigned n;
             {
@@ -503,8 +504,10 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
                 continue;
             }
             // Right after activity more usually follows (the next request of a loop, the reply to
-            // a request just served): with a core of our own, poll a little before a wakeup.
+            // a request just served): poll a little before a wakeup. Unless the PE is back in the
+            // library driving the worker itself: then park, as after a sleep.
             if (spin_ns && now_ns() - last_event < spin_ns) {
+                if (g_pe_progress.load(std::memory_order_relaxed) != pe_seen) break;
                 for (int i = 0; i < 32; ++i) __builtin_ia32_pause();
                 continue;
             }
