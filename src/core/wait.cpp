@@ -178,11 +178,13 @@ void wake_after_store_slow(const peer &p) {
     wake_peer(p);
 }
 
-void wake_self() {
-    if (rt.seg[seg_heap].base == 0) return;
+bool wake_self() {
+    if (rt.seg[seg_heap].base == 0) return false;
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the completions just run before the load
     wake_word *w = own_word();
-    if (__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) != 0) wake(w);
+    if (__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) == 0) return false;
+    wake(w);
+    return true;
 }
 
 // The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,

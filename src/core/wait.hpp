@@ -92,8 +92,9 @@ inline void wake_pe(const char *routine, int pe) {
     if (p.how[seg_heap] == route::direct) wake_peer(p);
 }
 // The direct data path's hooks (wake_after_store, wake_after_rmw) are in runtime.hpp.
-// The progress thread's hook (transport::serve's on_events): wake this PE's sleepers.
-void wake_self();
+// The progress thread's hook (transport::serve's on_events): wake this PE's sleepers; returns
+// whether there were any.
+bool wake_self();
 
 // One wait's state. Usage: `wait_state w(kind); while (!cond()) w.idle(cond_fn, arg);`. idle()
 // progresses UCX, then spins, yields or blocks as the policy says (re-checking cond before

@@ -459,7 +459,7 @@ int main_efd() {
 }
 } // namespace
 
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)()) {
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)()) {
     const int efd = main_efd();
     long last_event = 0;
     while (!stop.load(std::memory_order_relaxed)) {
@@ -492,7 +492,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
                 n = ucp_worker_progress(g_worker);
             }
             if (n) {
-                if (on_events) on_events();
+                const bool woke = on_events && on_events();
                 // The PE may be asleep on the event fd, which our progress just drained: signal
                 // it, and leave the fd to it (park), or our next arm would drain the signal.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -500,13 +500,19 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*
                     ucp_worker_signal(g_worker);
                     break;
                 }
-                if (spin_ns) last_event = now_ns();
+                // A PE woken here wants the CPU (on a shared core, ours): no poll after this event.
+                last_event = spin_ns && !woke ? now_ns() : 0;
                 continue;
             }
             // Right after activity more usually follows (the next request of a loop, the reply to
-            // a request just served): poll a little before a wakeup. Unless the PE is back in the
-            // library driving the worker itself: then park, as after a sleep.
-            if (spin_ns && now_ns() - last_event < spin_ns) {
+            // a request just served): poll a little before a wakeup, while the PE computes. Not
+            // while it waits in the library (blocked, or yielding: what we served may be what it
+            // waits for, and on a shared core our poll would keep it from running: 2 hosts of 1
+            // CPU and 2 PEs, barrier 100-135 us polling, 60-88 not, as before the poll), nor
+            // after an event that woke a thread of the PE; when the PE is back driving the worker
+            // itself, park, as after a sleep.
+            if (spin_ns && last_event && now_ns() - last_event < spin_ns &&
+                !g_pe_blocked.load(std::memory_order_relaxed) && g_pe_waiting.load(std::memory_order_relaxed) == 0) {
                 if (g_pe_progress.load(std::memory_order_relaxed) != pe_seen) break;
                 for (int i = 0; i < 32; ++i) __builtin_ia32_pause();
                 continue;

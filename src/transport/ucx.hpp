@@ -233,7 +233,8 @@ inline void fence() { fence(worker()); }
 // (the PE's core is usually the only one it can run on). Requires share_main_worker().
 // `on_events` (may be null) runs after every progress call that found work: the core wakes a PE
 // blocked in a wait there (core/wait.cpp), since it is the thread that sees the network's messages.
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, void (*on_events)());
+// It returns whether it woke a thread of the PE (which then wants the CPU: no poll after it).
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)());
 void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
 // The PE is about to block in a wait (not progressing): the progress thread must not stay parked
 // for its hand-off period, or the messages the PE waits for would sit unread until it ends.
