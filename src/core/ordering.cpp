@@ -66,10 +66,10 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT.
     bool done = false;
     for (int i = 0; i < 256 && !(done = all_done(w)); ++i) transport::progress_both(wk);
-    // Answers awaited from other nodes only: the wait spins longer before it blocks (wait.hpp).
-    bool remote = n > 0;
-    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
-    if (!done)
+    if (!done) {
+        // Answers awaited from other nodes only: the wait polls longer before it blocks (wait.hpp).
+        bool remote = n > 0;
+        for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
         wait_slow(
             routine, op,
             [](void *a) {
@@ -79,6 +79,7 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
                 return all_done(rw);
             },
             &w, describe_requests, &w, false, remote);
+    }
     ucs_status_t result = UCS_OK;
     for (std::size_t i = 0; i < n; ++i) {
         ucs_status_t st = transport::request_status(reqs[i].request);

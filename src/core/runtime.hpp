@@ -383,8 +383,8 @@ void *direct_pointer(const void *addr, int pe);
 // blocked waiter only where the waiting policy made direct writers look for sleepers; the
 // library's own signals and UCX completions always wake it (core/wait.hpp).
 using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
-// `remote`: what it waits for is an answer from a PE on another node (core/wait.hpp: it spins
-// longer first).
+// `remote`: what it waits for is an answer from a PE on another node (core/wait.hpp: in block
+// mode it polls for a while before it sleeps).
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
                describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
                bool remote = false);

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 
@@ -136,16 +136,14 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     // put and atomic; one-sided ones (sysv/posix on the node, RDMA) land in memory silently.
     const transport::lanes_info &l = transport::lanes();
     bool ucx_traffic = !rt.cfg.direct || !l.has_shared_memory_rma;
-    bool all_emulated = rt.npes > 1;
+    bool all_emulated = rt.npes > 1, remote_peers = false;
     for (int pe = 0; pe < rt.npes; ++pe) {
-        const bool local = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
-        if (!local) ucx_traffic = true;
+        const bool local = !on_other_node(pe);
+        if (!local) remote_peers = true;
         if (pe != rt.me && (local ? l.has_shared_memory_rma : l.has_network_rdma)) all_emulated = false;
     }
+    if (remote_peers) ucx_traffic = true;
     g_network_waker = rt.progress_thread || !ucx_traffic;
-    bool remote_peers = false;
-    for (int pe = 0; pe < rt.npes && !remote_peers; ++pe)
-        remote_peers = rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
     g_wait.remote_poll = g_wait.mode == wait_mode::block && remote_peers;
     g_local_pes = local_size;
     g_events_only = all_emulated;

@@ -26,9 +26,8 @@ bool flat_sync_ok(shape &s) {  // the flat and central syncs need a counter per 
 bool fits_gather(shape &s) { return gather_fits(s.f, s.bytes); }
 bool small_for_gather(shape &s) { return fits_gather(s) && s.bytes <= rt.cfg.reduce_gather_max; }
 bool small_bcast(shape &s) { return s.bytes < rt.cfg.bcast_tree_min; }
-// The central variants (gather to rank 0, answer from it): on a node with more PEs than CPUs, for
-// messages that rank 0's gather region holds (`rows` contributions of `per` bytes each) and that
-// the gather would take.
+// The central variants (gather to rank 0, answer from it): for contributions of `per` bytes that
+// rank 0's gather region holds, one from every member, and that the gather would take.
 bool central_fits(shape &s, std::size_t per) {
     return s.f.has_from() && gather_fits(s.f, per) && per <= rt.cfg.reduce_gather_max;
 }
@@ -132,10 +131,11 @@ constexpr row table[] = {
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
      plan::reduce_node},
-    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::central) && central_fits(s, s.bytes); },
-     plan::reduce_central},
     {family::reduce,
-     [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && central_fits(s, s.bytes) && central_auto(s); },
+     [](shape &s) {
+         return central_fits(s, s.bytes) &&
+                (is(coll_cfg.reduce, algo::central) || (is(coll_cfg.reduce, algo::automatic) && central_auto(s)));
+     },
      plan::reduce_central},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s); },
      plan::reduce_gather},
