@@ -24,16 +24,16 @@ function(ushmem_heap_unfit_test name msg)
                           --forbid "ushmem: shmem_init \\(PE 1 " --)
 endfunction()
 ushmem_heap_unfit_test(size
-  [=[cannot have a symmetric heap of 100\.0 TiB \(SHMEM_SYMMETRIC_SIZE=100T \(100\.0 TiB\), plus [0-9.]+ MiB for the team slots: USHMEM_MAX_TEAMS=64 slots, USHMEM_TEAM_SCRATCH=32K of scratch each\): it is more than .*lower SHMEM_SYMMETRIC_SIZE$]=]
+  [=[cannot have a symmetric heap of 100\.0 TiB \(SHMEM_SYMMETRIC_SIZE=100T \(100\.0 TiB\), plus [0-9.]+ MiB for the team slots: USHMEM_MAX_TEAMS=64 slots, USHMEM_TEAM_SCRATCH=32K of scratch each, USHMEM_WORLD_SCRATCH=1M for SHMEM_TEAM_WORLD\): it is more than .*lower SHMEM_SYMMETRIC_SIZE$]=]
   SHMEM_SYMMETRIC_SIZE=100T)
 ushmem_heap_unfit_test(huge
   [=[cannot have a symmetric heap of 97\.7 PiB \(SHMEM_SYMMETRIC_SIZE=99999T .*lower SHMEM_SYMMETRIC_SIZE$]=]
   SHMEM_SYMMETRIC_SIZE=99999T)
 ushmem_heap_unfit_test(teams
-  [=[cannot have a symmetric heap of 10[0-9]\.[0-9] TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 10[0-9]\.[0-9] TiB for the team slots: USHMEM_MAX_TEAMS=99999999999 slots, USHMEM_TEAM_SCRATCH=100M of scratch each\).*lower USHMEM_MAX_TEAMS .* or USHMEM_TEAM_SCRATCH$]=]
+  [=[cannot have a symmetric heap of 10[0-9]\.[0-9] TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 10[0-9]\.[0-9] TiB for the team slots: USHMEM_MAX_TEAMS=99999999999 slots, USHMEM_TEAM_SCRATCH=100M of scratch each, USHMEM_WORLD_SCRATCH=1M for SHMEM_TEAM_WORLD\).*lower USHMEM_MAX_TEAMS .* or USHMEM_TEAM_SCRATCH$]=]
   USHMEM_MAX_TEAMS=99999999999 USHMEM_TEAM_SCRATCH=100M)
 ushmem_heap_unfit_test(overflow
-  [=[the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=64M plus USHMEM_MAX_TEAMS=64 team slots of USHMEM_TEAM_SCRATCH=16000000T scratch each add up to more than 16 EiB \(2\^64 bytes\)]=]
+  [=[the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=64M plus USHMEM_MAX_TEAMS=64 team slots of USHMEM_TEAM_SCRATCH=16000000T scratch each and USHMEM_WORLD_SCRATCH=1M add up to more than 16 EiB \(2\^64 bytes\)]=]
   USHMEM_TEAM_SCRATCH=16000000T)
 # System V refuses the heap for a reason no start-up check foresees (here: kernel.shmmni, the number
 # of segments, leaves room for UCX's worker segments only, in an IPC namespace of the test's own).

@@ -44,10 +44,12 @@ struct settings {
     // Teams and collectives (core/team.cpp, core/coll/).
     long max_teams = 64;
     std::size_t team_scratch = 0;
+    std::size_t world_scratch = 0;
     long coll_flat_max = 16;
     std::string barrier_algo;
     std::string bcast_algo;
     std::size_t bcast_tree_min = 0;
+    std::size_t bcast_chain_min = 0;
     std::string reduce_algo;
     std::size_t reduce_gather_max = 0;
     std::string collect_algo;

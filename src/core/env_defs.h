@@ -44,16 +44,20 @@ USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",
            "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes about 7 KiB + USHMEM_TEAM_SCRATCH of symmetric memory (4.4 KiB more under SHMEM_DEBUG), reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
 USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
            "Symmetric scratch per team, for the collectives' small-message exchanges (half) and the chunks of recursive-doubling reductions and scans (half).")
+USHMEM_ENV(world_scratch, "USHMEM_WORLD_SCRATCH", size, "1M",
+           "Symmetric scratch of SHMEM_TEAM_WORLD instead of USHMEM_TEAM_SCRATCH (when larger), reserved at init on top of SHMEM_SYMMETRIC_SIZE: the chunks of its reductions and scans, whose every chunk costs an exchange (a round trip over the network).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",
            "Largest team for which collectives use flat (every PE to every PE) patterns; larger teams use trees, rings and recursive doubling.")
 USHMEM_ENV(barrier_algo, "USHMEM_BARRIER_ALGO", string, "auto",
            "auto|flat|central|dissemination. Barriers and team syncs (also inside other collectives): every PE signals every other one; gather to rank 0 and release (auto on a node with more PEs than CPUs); or dissemination (auto above USHMEM_COLL_FLAT_MAX PEs).")
 USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto",
-           "auto|eager|flat|binomial|tree|pull. Broadcast: (teams, up to 128 B) the root puts into the members' mailboxes, no sync; the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); or (same-node teams) every PE copies from the root.")
+           "auto|eager|flat|binomial|tree|pull|chain. Broadcast: (teams, up to 128 B) the root puts into the members' mailboxes, no sync; the root puts to every PE; a binomial tree of puts rooted at the root; a binomial tree rooted at rank 0 that the root first sends to (what teams above 64 PEs use); (same-node teams) every PE copies from the root; or (teams of 3 PEs or more) a pipelined chain from the root (auto from USHMEM_BCAST_CHAIN_MIN off the direct path).")
 USHMEM_ENV(bcast_tree_min, "USHMEM_BCAST_TREE_MIN", size, "16K",
            "auto broadcast: messages from this size use the binomial tree (or pull on one node) rather than flat puts from the root.")
+USHMEM_ENV(bcast_chain_min, "USHMEM_BCAST_CHAIN_MIN", size, "0",
+           "0: off. Otherwise auto broadcasts of at least this size on teams of 3 PEs or more that are not all reached by load/store use a pipelined chain (64 KiB or larger segments) instead of a binomial tree: the root sends the message once, not log2(n) times. For networks whose links, not CPUs, bound throughput (on one 2-core machine over tcp it was no faster).")
 USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",
-           "auto|gather|scatter|rd|central. Reductions: every PE gathers all contributions through team scratch and reduces locally; reduce-scatter by direct reads then write-back (same-node teams); chunked recursive doubling; or rank 0 gathers, reduces and sends the result back (auto for small ones over the network on a node with more PEs than CPUs).")
+           "auto|gather|scatter|rd|central|rsag. Reductions: every PE gathers all contributions through team scratch and reduces locally; reduce-scatter by direct reads then write-back (same-node teams); chunked recursive doubling; rank 0 gathers, reduces and sends the result back (auto for small ones over the network on a node with more PEs than CPUs); or reduce-scatter and allgather by gets into private memory (teams; auto for large ones off the direct path).")
 USHMEM_ENV(reduce_gather_max, "USHMEM_REDUCE_GATHER_MAX", size, "2K",
            "auto reductions and scans: contributions up to this size use the gather algorithm (if the team scratch holds them).")
 USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",

@@ -67,7 +67,7 @@ void first_problem_ends_job(const char *routine, const std::string &problem) {
 const std::vector<const char *> &alike_settings() {
     static const std::vector<const char *> names = {
         "SHMEM_SYMMETRIC_SIZE", "SHMEM_DEBUG",          "USHMEM_MAX_TEAMS",      "USHMEM_TEAM_SCRATCH",
-        "USHMEM_COLL_FLAT_MAX", "USHMEM_BARRIER_ALGO",  "USHMEM_BCAST_ALGO",     "USHMEM_BCAST_TREE_MIN",
+        "USHMEM_WORLD_SCRATCH", "USHMEM_COLL_FLAT_MAX", "USHMEM_BARRIER_ALGO",  "USHMEM_BCAST_ALGO",     "USHMEM_BCAST_TREE_MIN", "USHMEM_BCAST_CHAIN_MIN",
         "USHMEM_REDUCE_ALGO",   "USHMEM_REDUCE_GATHER_MAX", "USHMEM_COLLECT_ALGO", "USHMEM_SCAN_ALGO"};
     return names;
 }
@@ -156,7 +156,7 @@ heap_request heap_request_of(const settings &cfg) {
     heap_request r;
     r.user = cfg.symmetric_size;
     // At most 2^20 slots (team.cpp): with 4 TiB of scratch each the pool's size cannot wrap.
-    if (cfg.team_scratch > (std::uint64_t(1) << 42)) {
+    if (cfg.team_scratch > (std::uint64_t(1) << 42) || cfg.world_scratch > (std::uint64_t(1) << 42)) {
         r.overflow = true;
         return r;
     }
@@ -234,17 +234,20 @@ std::string heap_unfit(std::uint64_t bytes, const machine_memory &m) {
 void check_heap_fits(const char *routine) {
     const heap_request r = heap_request_of(rt.cfg);
     const std::string size = env_text("SHMEM_SYMMETRIC_SIZE"), teams = env_text("USHMEM_MAX_TEAMS"),
-                      scratch = env_text("USHMEM_TEAM_SCRATCH");
+                      scratch = env_text("USHMEM_TEAM_SCRATCH"), world = env_text("USHMEM_WORLD_SCRATCH");
     // The variable that makes the request large.
-    const char *lower = r.teams > r.user || (r.overflow && rt.cfg.team_scratch > rt.cfg.symmetric_size)
+    const bool big_world = rt.cfg.world_scratch > rt.cfg.symmetric_size &&
+                           (r.overflow ? rt.cfg.world_scratch > rt.cfg.team_scratch : rt.cfg.world_scratch >= r.teams / 2);
+    const char *lower = big_world ? "lower USHMEM_WORLD_SCRATCH"
+                        : r.teams > r.user || (r.overflow && rt.cfg.team_scratch > rt.cfg.symmetric_size)
                             ? "lower USHMEM_MAX_TEAMS (each team slot takes USHMEM_TEAM_SCRATCH plus about "
                               "7 KiB, more when there are many slots) or USHMEM_TEAM_SCRATCH"
                             : "lower SHMEM_SYMMETRIC_SIZE";
     std::string problem;
     if (r.overflow) {
         problem = "the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=" + size + " plus USHMEM_MAX_TEAMS=" +
-                  teams + " team slots of USHMEM_TEAM_SCRATCH=" + scratch +
-                  " scratch each add up to more than 16 EiB (2^64 bytes); " + lower;
+                  teams + " team slots of USHMEM_TEAM_SCRATCH=" + scratch + " scratch each and USHMEM_WORLD_SCRATCH=" +
+                  world + " add up to more than 16 EiB (2^64 bytes); " + lower;
     } else {
         const machine_memory m = read_machine_memory();
         const std::string why = heap_unfit(r.total, m);
@@ -252,11 +255,12 @@ void check_heap_fits(const char *routine) {
             char text[1024];
             std::snprintf(text, sizeof text,
                           "cannot have a symmetric heap of %s (SHMEM_SYMMETRIC_SIZE=%s (%s), plus %s for the team "
-                          "slots: USHMEM_MAX_TEAMS=%s slots, USHMEM_TEAM_SCRATCH=%s of scratch each): %s. This "
+                          "slots: USHMEM_MAX_TEAMS=%s slots, USHMEM_TEAM_SCRATCH=%s of scratch each, "
+                          "USHMEM_WORLD_SCRATCH=%s for SHMEM_TEAM_WORLD): %s. This "
                           "PE's machine has %s in free huge pages (%" PRIu64 " of %s), MemAvailable %s, /dev/shm "
                           "%s free; %s",
                           format_bytes_approx(r.total).c_str(), size.c_str(), format_bytes_approx(r.user).c_str(),
-                          format_bytes_approx(r.teams).c_str(), teams.c_str(), scratch.c_str(), why.c_str(),
+                          format_bytes_approx(r.teams).c_str(), teams.c_str(), scratch.c_str(), world.c_str(), why.c_str(),
                           format_bytes_approx(m.huge_bytes()).c_str(),
                           m.huge_free > m.huge_reserved ? m.huge_free - m.huge_reserved : 0,
                           format_bytes_approx(m.huge_page).c_str(), format_bytes_approx(m.mem_available).c_str(),

@@ -111,6 +111,7 @@ struct team {
     char *ctr = nullptr;               // the slot's counters (symmetric), see ctr::team_offset
     std::uint64_t *args = nullptr;     // the slot's argument area (symmetric), 2 * mask words
     char *scratch = nullptr;           // the slot's scratch (symmetric)
+    std::size_t scratch_bytes = 0;     // its size (SHMEM_TEAM_WORLD's: USHMEM_WORLD_SCRATCH)
     char *mbox = nullptr;              // the slot's eager-broadcast mailboxes (symmetric), ctr::mbox_slots
     std::uint64_t eager_calls = 0;     // eager broadcasts entered on this team
     bool eager_owed = false;           // some ended without knowing every member entered (bcast_eager)
@@ -137,7 +138,7 @@ struct team {
 
 // Algorithm overrides (USHMEM_*_ALGO), parsed at init.
 enum class algo : std::uint8_t {
-    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager
+    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager, rsag, chain
 };
 struct coll_settings {
     algo barrier = algo::automatic, bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,
@@ -204,7 +205,6 @@ void reduce_as(const char *routine, active_set as, void *dest, const void *src, 
 
 // ---- shared between team.cpp and coll/ --------------------------------------------------
 std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
-std::size_t team_scratch_bytes();     // scratch bytes of every slot
 void coll_reset_choices();            // forget the collectives' cached choices (init)
 bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE)
 

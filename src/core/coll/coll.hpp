@@ -145,10 +145,10 @@ inline void copy_local(void *d, const void *s, std::size_t n) {
 enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
 enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
-    bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node,
-    collect_flat, collect_ring, collect_barrier, collect_central,
+    bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain,
+    collect_flat, collect_ring, collect_barrier, collect_central, collect_node,
     alltoall_flat, alltoall_barrier, alltoall_central,
-    reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central,
+    reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central, reduce_rsag,
     scan_gather, scan_read, scan_hs,
 };
 // What the table decides on. `a`, `b`: the symmetric buffers that must be direct on every member
@@ -240,6 +240,7 @@ bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
+void collect_node(frame &f, char *dest, const char *src, std::size_t bytes);  // fcollect
 
 // ---- SHMEM_DEBUG argument checks (check.cpp) --------------------------------------------------
 

@@ -62,6 +62,7 @@ void fcollect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     }
     if (p == plan::collect_flat) return collect_flat(f, d, s, bytes, my_off);
     if (p == plan::collect_central) return collect_central(f, d, s, bytes);
+    if (p == plan::collect_node) return collect_node(f, d, s, bytes);
     collect_barrier(f, d, s, bytes, my_off);
 }
 

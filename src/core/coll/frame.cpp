@@ -47,11 +47,11 @@ void init_team_frame(frame &f, const char *routine, team &t) {
     f.coff = std::size_t(reinterpret_cast<std::uintptr_t>(t.ctr) - rt.seg[seg_heap].base);
     f.seen = slot_seen(t.slot);
     f.sent = t.sent_from.data();
-    std::size_t half = team_scratch_bytes() / 2 / 64 * 64;
+    std::size_t half = t.scratch_bytes / 2 / 64 * 64;
     f.gbuf = t.scratch;
     f.gbytes = half / 2 / 64 * 64;  // two parities
     f.cbuf = t.scratch + half;
-    f.cbytes = team_scratch_bytes() - half;
+    f.cbytes = t.scratch_bytes - half;
     mark_entry(f);
 }
 

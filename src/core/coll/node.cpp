@@ -146,4 +146,46 @@ void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, redu
         if (*r != f.me) put_signal(f, *r, dest, result.data(), bytes, ctr::from(f.me));
 }
 
+// fcollect: every member's block into its leader's dest (a store on the node), the node's blocks
+// to every other leader (one put per run of consecutive ranks: one for the usual block placement
+// of ranks on nodes), then the whole dest to every member of the node. Each block crosses the
+// network once per other node; between two hosts of two PEs, 2 network messages where the central
+// exchange sends 4 and the flat one 8.
+void collect_node(frame &f, char *dest, const char *src, std::size_t bytes) {
+    const nodes_view v = view(f);
+    const int leader = leader_of(v, v.mine, -1);
+    if (f.me != leader) {
+        put_signal(f, leader, dest + std::size_t(f.me) * bytes, src, bytes, ctr::from(f.me));
+        wait_ctr(f, ctr::from(leader), 1);  // the whole result came with it
+        return;
+    }
+    copy_local(dest + std::size_t(f.me) * bytes, src, bytes);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
+    for (int k = 0; k < v.count(); ++k) {
+        if (k == v.mine) continue;
+        const int l = leader_of(v, k, -1);
+        const int *r = v.begin(v.mine), *end = v.end(v.mine);
+        bool ucx = false, direct = false;
+        while (r != end) {
+            const int *run = r + 1;
+            while (run != end && *run == *(run - 1) + 1) ++run;
+            char *at = dest + std::size_t(*r) * bytes;
+            const std::size_t len = std::size_t(run - r) * bytes;
+            if (r == v.begin(v.mine) && run == end) {  // one run: data and signal together
+                put_signal(f, l, at, at, len, ctr::from(f.me));
+                break;
+            }
+            (put_to(f, l, at, at, len) ? ucx : direct) = true;
+            r = run;
+            if (r == end) signal_after(f, l, ctr::from(f.me), ucx, direct);
+        }
+    }
+    for (int k = 0; k < v.count(); ++k)
+        if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);
+    const std::size_t all = bytes * std::size_t(f.n);
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) put_signal(f, *r, dest, dest, all, ctr::from(f.me));
+}
+
 } // namespace ushmem::core::coll

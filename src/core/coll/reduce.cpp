@@ -54,6 +54,79 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
     R.drain();
 }
 
+// Reduce-scatter by recursive halving, then allgather by recursive doubling (Rabenseifner), for
+// large reductions off the direct path: each PE sends about 2 x the message instead of log2(n) x
+// (recursive doubling), and combines half of it. Round i of the reduce-scatter (mask p2 >> (i+1))
+// halves the region the pair shares; each member keeps one half and sends its partial of the
+// other through chunk region i + 1 of the partner's scratch (two chunks in flight, as in
+// recursive doubling), combining the partner's chunks into its dest. The allgather then puts each
+// member's finished part straight into the partner's dest, over the half the partner gave away:
+// the partner is done with it, since every chunk it sent from there has arrived here. Ranks above
+// the largest power of two fold into a partner first through region 0 and get the result put
+// back. Every block is combined by one PE, in the same order for every block: bit-identical
+// results everywhere. Every member hears, through the butterfly, from every other one before it
+// returns: the call ends only once every member has entered it.
+void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
+    const std::size_t E = op.elem;
+    int p2 = 1;
+    while (p2 * 2 <= f.n) p2 *= 2;
+    const int rem = f.n - p2;
+    int rounds = 0;
+    while ((1 << rounds) < p2) ++rounds;
+    regions R(f, false, rounds + 1, 0);
+    const std::size_t ce = chunk_elems(f, rounds + 1, E);
+    R.chunk_bytes = ce * E;
+    // Elements [lo, hi) between this member and rank `to` through region k: send ours of
+    // [slo, shi), receive and combine theirs of [rlo, rhi) (either range may be empty).
+    auto exchange = [&](int k, int to, std::size_t slo, std::size_t shi, std::size_t rlo, std::size_t rhi) {
+        const std::size_t ns = (shi - slo + ce - 1) / ce, nr = (rhi - rlo + ce - 1) / ce;
+        for (std::size_t j = 0; j < std::max(ns, nr); ++j) {
+            const int par = int(j & 1);
+            if (j < ns) {
+                const std::size_t at = slo + j * ce;
+                R.send(k, to, dest + at * E, std::min(ce, shi - at) * E, par);
+            }
+            if (j < nr) {
+                const std::size_t at = rlo + j * ce;
+                op.combine(dest + at * E, R.recv(k, par), std::min(ce, rhi - at));
+                R.release(k, to);
+            }
+        }
+    };
+    copy_local(dest, src, nelems * E);
+    if (f.me >= p2) {
+        exchange(0, f.me - p2, 0, nelems, 0, 0);
+        wait_ctr(f, ctr::result, 1);
+        return R.drain();
+    }
+    if (f.me < rem) exchange(0, f.me + p2, 0, 0, 0, nelems);
+    std::size_t los[32], his[32];
+    std::size_t lo = 0, hi = nelems;
+    for (int i = 0; i < rounds; ++i) {
+        const int m = p2 >> (i + 1), partner = f.me ^ m;
+        const std::size_t mid = lo + (hi - lo) / 2;
+        los[i] = lo;
+        his[i] = hi;
+        if (f.me & m) {
+            exchange(i + 1, partner, lo, mid, mid, hi);
+            lo = mid;
+        } else {
+            exchange(i + 1, partner, mid, hi, lo, mid);
+            hi = mid;
+        }
+    }
+    for (int i = rounds - 1; i >= 0; --i) {
+        const int m = p2 >> (i + 1), partner = f.me ^ m;
+        // Ours is [lo, hi): the half of round i's region we kept; theirs, the other half.
+        put_signal(f, partner, dest + lo * E, dest + lo * E, (hi - lo) * E, ctr::from(f.me));
+        wait_ctr(f, ctr::from(partner), 1);
+        lo = los[i];
+        hi = his[i];
+    }
+    if (f.me < rem) put_signal(f, f.me + p2, dest, dest, nelems * E, ctr::result);
+    R.drain();
+}
+
 // Same node: every PE reduces its slice of the elements by reading every member's source, then
 // writes the result slice into every member's dest. Needs no scratch; every slice is computed by
 // one PE, so every PE gets bit-identical results.
@@ -115,6 +188,7 @@ void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, redu
     case plan::reduce_central: return reduce_central(f, d, s, nelems, op);
     case plan::reduce_scatter: return reduce_scatter_direct(f, d, s, nelems, op);
     case plan::reduce_node: return reduce_node(f, d, s, nelems, op);
+    case plan::reduce_rsag: return reduce_rsag(f, d, s, nelems, op);
     default: break;
     }
     if (f.legacy()) {

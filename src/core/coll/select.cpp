@@ -26,6 +26,11 @@ bool flat_sync_ok(shape &s) {  // the flat and central syncs need a counter per 
 bool fits_gather(shape &s) { return gather_fits(s.f, s.bytes); }
 bool small_for_gather(shape &s) { return fits_gather(s) && s.bytes <= rt.cfg.reduce_gather_max; }
 bool small_bcast(shape &s) { return s.bytes < rt.cfg.bcast_tree_min; }
+// Large reductions: reduce-scatter and allgather (reduce.cpp) move about 2 x the message per PE
+// where recursive doubling moves log2(n) x, at the cost of one more step; over tcp they broke even
+// at 64 KiB with 2 PEs (36.6 against 37.7 us) and gained above (4 PEs, 1 MiB: 1.48 against
+// 2.72 ms). Teams only: an active set has one pSync word per use, not per-sender counters.
+bool large_reduce(shape &s) { return !s.f.legacy() && s.f.has_from() && s.bytes >= (std::size_t(64) << 10); }
 // The central variants (gather to rank 0, answer from it): for contributions of `per` bytes that
 // rank 0's gather region holds, one from every member, and that the gather would take.
 bool central_fits(shape &s, std::size_t per) {
@@ -98,11 +103,23 @@ constexpr row table[] = {
     {family::bcast,
      [](shape &s) { return (is(coll_cfg.bcast, algo::pull) || is(coll_cfg.bcast, algo::automatic)) && small_group(s) && s.direct(); },
      plan::bcast_pull},
+    // Large, off the direct path: a pipelined chain (teams: per-sender counters), when asked for.
+    {family::bcast,
+     [](shape &s) {
+         const std::size_t min = rt.cfg.bcast_chain_min;
+         return (is(coll_cfg.bcast, algo::chain) || (is(coll_cfg.bcast, algo::automatic) && min > 0 && s.bytes >= min)) &&
+                !s.f.legacy() && s.f.n > 2;
+     },
+     plan::bcast_chain},
     {family::bcast, [](shape &) { return true; }, plan::bcast_binomial},
 
     // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
     // per sender up to USHMEM_COLL_FLAT_MAX; puts then a sync above.
     {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::ring) && s.offsets_known; }, plan::collect_ring},
+    // fcollect (central_ok) in a team across nodes: through the node leaders.
+    {family::collect,
+     [](shape &s) { return s.central_ok && is(coll_cfg.collect, algo::automatic) && node_aware(s.f); },
+     plan::collect_node},
     {family::collect,
      [](shape &s) {
          return s.central_ok && central_fits(s, s.bytes) &&
@@ -128,6 +145,8 @@ constexpr row table[] = {
     // team across nodes: node partials through the leaders.
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::gather) && fits_gather(s); }, plan::reduce_gather},
     {family::reduce, [](shape &) { return is(coll_cfg.reduce, algo::rd); }, plan::reduce_rd},
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::rsag) && s.f.has_from() && !s.f.legacy(); },
+     plan::reduce_rsag},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
      plan::reduce_node},
@@ -140,6 +159,7 @@ constexpr row table[] = {
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s); },
      plan::reduce_gather},
     {family::reduce, [](shape &s) { return s.direct(); }, plan::reduce_scatter},
+    {family::reduce, [](shape &s) { return large_reduce(s); }, plan::reduce_rsag},
     {family::reduce, [](shape &) { return true; }, plan::reduce_rd},
 
     // ---- scans: the same, with direct reads and Hillis-Steele.
