@@ -116,16 +116,19 @@ constexpr row table[] = {
     // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
     // per sender up to USHMEM_COLL_FLAT_MAX; puts then a sync above.
     {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::ring) && s.offsets_known; }, plan::collect_ring},
-    // fcollect (central_ok) in a team across nodes: through the node leaders.
-    {family::collect,
-     [](shape &s) { return s.central_ok && is(coll_cfg.collect, algo::automatic) && node_aware(s.f); },
-     plan::collect_node},
     {family::collect,
      [](shape &s) {
          return s.central_ok && central_fits(s, s.bytes) &&
                 (is(coll_cfg.collect, algo::central) || (is(coll_cfg.collect, algo::automatic) && central_auto(s)));
      },
      plan::collect_central},
+    // fcollect (central_ok) in a team across nodes: through the node leaders. After the central
+    // exchange, which small ones take where hosts have more PEs than CPUs: 2 simulated hosts of
+    // 1 CPU and 2 PEs, 8 B: 82-89 us central, 96-118 us through the leaders (each leader and
+    // member wakes twice on a CPU they share).
+    {family::collect,
+     [](shape &s) { return s.central_ok && is(coll_cfg.collect, algo::automatic) && node_aware(s.f); },
+     plan::collect_node},
     {family::collect, [](shape &s) { return (is(coll_cfg.collect, algo::flat) || small_group(s)) && s.f.has_from(); },
      plan::collect_flat},
     {family::collect, [](shape &) { return true; }, plan::collect_barrier},
