@@ -16,18 +16,37 @@ std::size_t chunk_elems(frame &f, int nreg, std::size_t elem) {
 
 namespace {
 
+int pow2_floor(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+int log2_of(int p) {
+    int r = 0;
+    while ((1 << r) < p) ++r;
+    return r;
+}
+
+// The pairing that recursive doubling and reduce-scatter + allgather share: the largest power of
+// two p2 <= n, the rem = n - p2 ranks above it folded in first, log2(p2) rounds, and a chunk
+// region per round plus one for the fold, of ce elements per chunk.
+struct butterfly {
+    int p2, rem, rounds;
+    regions R;
+    std::size_t ce;
+    butterfly(frame &f, std::size_t E)
+        : p2(pow2_floor(f.n)), rem(f.n - p2), rounds(log2_of(p2)), R(f, false, rounds + 1, 0),
+          ce(chunk_elems(f, rounds + 1, E)) {
+        R.chunk_bytes = ce * E;
+    }
+};
+
 // Chunked recursive doubling (any route). Non-powers of two: the PEs above the largest power of
 // two fold their data into a partner first and get the result back at the end.
 void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
     const std::size_t E = op.elem;
-    int p2 = 1;
-    while (p2 * 2 <= f.n) p2 *= 2;
-    const int rem = f.n - p2;
-    int rounds = 0;
-    while ((1 << rounds) < p2) ++rounds;
-    regions R(f, false, rounds + 1, 0);
-    const std::size_t ce = chunk_elems(f, rounds + 1, E);
-    R.chunk_bytes = ce * E;
+    butterfly b(f, E);
+    auto &[p2, rem, rounds, R, ce] = b;
     copy_local(dest, src, nelems * E);
     std::size_t idx = 0;
     for (std::size_t c0 = 0; c0 < nelems; c0 += ce, ++idx) {
@@ -68,14 +87,8 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
 // returns: the call ends only once every member has entered it.
 void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
     const std::size_t E = op.elem;
-    int p2 = 1;
-    while (p2 * 2 <= f.n) p2 *= 2;
-    const int rem = f.n - p2;
-    int rounds = 0;
-    while ((1 << rounds) < p2) ++rounds;
-    regions R(f, false, rounds + 1, 0);
-    const std::size_t ce = chunk_elems(f, rounds + 1, E);
-    R.chunk_bytes = ce * E;
+    butterfly b(f, E);
+    auto &[p2, rem, rounds, R, ce] = b;
     // Elements [lo, hi) between this member and rank `to` through region k: send ours of
     // [slo, shi), receive and combine theirs of [rlo, rhi) (either range may be empty).
     auto exchange = [&](int k, int to, std::size_t slo, std::size_t shi, std::size_t rlo, std::size_t rhi) {
