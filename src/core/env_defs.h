@@ -43,7 +43,7 @@ USHMEM_ENV(ctx_workers, "USHMEM_CTX_WORKERS", boolean, "1",
 USHMEM_ENV(max_teams, "USHMEM_MAX_TEAMS", integer, "64",
            "Teams that may exist at once on a PE, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included (at least 2). Each team takes about 7 KiB + USHMEM_TEAM_SCRATCH of symmetric memory (4.4 KiB more under SHMEM_DEBUG), reserved at init on top of SHMEM_SYMMETRIC_SIZE.")
 USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
-           "Symmetric scratch per team, for the collectives' small-message exchanges (half) and the chunks of recursive-doubling reductions and scans (half).")
+           "Symmetric scratch per team, for the collectives' small-message exchanges (half), the chunks of reductions (a quarter) and those of scans (a quarter).")
 USHMEM_ENV(world_scratch, "USHMEM_WORLD_SCRATCH", size, "1M",
            "Symmetric scratch of SHMEM_TEAM_WORLD instead of USHMEM_TEAM_SCRATCH (when larger), reserved at init on top of SHMEM_SYMMETRIC_SIZE: the chunks of its reductions and scans, whose every chunk costs an exchange (a round trip over the network).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",

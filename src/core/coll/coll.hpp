@@ -188,6 +188,17 @@ void central_wait(frame &f);
 
 // ---- chunked exchanges (reduce.cpp, scan.cpp) --------------------------------------------------
 
+// Where the chunks of recursive doubling and reduce-scatter (hs false) and of Hillis-Steele (hs
+// true) live: separate halves of a team's chunk scratch. A member that has finished a reduction
+// may start a scan (or the reverse) and send its first chunks, which need no credit, while a
+// slower member still combines the reduction's last chunk from another sender: in a shared area
+// the scan's chunk overwrote it (4 PEs, back-to-back reductions and scans: a sum missing one PE's
+// contribution). Within one algorithm a region has one sender, whose credits and drain keep it
+// behind the receiver. Active sets have no scans: the reduction takes all of pWrk.
+inline std::size_t chunk_split(const frame &f) { return f.legacy() ? f.cbytes : f.cbytes / 2 / 64 * 64; }
+inline char *chunk_base(const frame &f, bool hs) { return hs ? f.cbuf + chunk_split(f) : f.cbuf; }
+inline std::size_t chunk_area(const frame &f, bool hs) { return hs ? f.cbytes - chunk_split(f) : chunk_split(f); }
+
 // Chunk regions for recursive doubling and Hillis-Steele: region k has two buffers (chunk parity)
 // and a data and a credit counter; a sender has at most two chunks in flight per region.
 struct regions {
@@ -201,7 +212,7 @@ struct regions {
     int data_id(int k) const { return hs ? ctr::hs_data(k) : ctr::rd_data(k); }
     int ack_id(int k) const { return hs ? ctr::hs_ack(k) : ctr::rd_ack(k); }
     char *buf(int k, int parity) const {
-        return f.cbuf + (std::size_t(k) * 2 + std::size_t(parity)) * chunk_bytes;
+        return chunk_base(f, hs) + (std::size_t(k) * 2 + std::size_t(parity)) * chunk_bytes;
     }
     void send(int k, int to, const void *data, std::size_t bytes, int parity) {
         if (sends[k] >= 2) wait_ctr(f, ack_id(k), 1);
@@ -218,8 +229,9 @@ struct regions {
     }
 };
 
-// Elements per chunk when the chunk scratch holds 2 * nreg chunks (fails clearly when not one fits).
-std::size_t chunk_elems(frame &f, int nreg, std::size_t elem);
+// Elements per chunk when the algorithm's chunk area holds 2 * nreg chunks (fails clearly when not
+// one fits).
+std::size_t chunk_elems(frame &f, bool hs, int nreg, std::size_t elem);
 
 // ---- the families ---------------------------------------------------------------------------------
 

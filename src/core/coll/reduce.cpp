@@ -5,11 +5,12 @@
 
 namespace ushmem::core::coll {
 
-std::size_t chunk_elems(frame &f, int nreg, std::size_t elem) {
-    std::size_t ce = f.cbytes / (2 * std::size_t(nreg)) / elem;
+std::size_t chunk_elems(frame &f, bool hs, int nreg, std::size_t elem) {
+    const std::size_t area = chunk_area(f, hs);
+    std::size_t ce = area / (2 * std::size_t(nreg)) / elem;
     if (ce == 0)
         fatal(f.routine, "the work array is too small for %d PEs (%zu bytes; need at least %zu)%s", f.n,
-              f.cbytes, 2 * std::size_t(nreg) * elem,
+              f.cbytes, (f.cbytes - area) + 2 * std::size_t(nreg) * elem,
               f.legacy() ? "" : "; raise USHMEM_TEAM_SCRATCH");
     return ce;
 }
@@ -29,14 +30,16 @@ int log2_of(int p) {
 
 // The pairing that recursive doubling and reduce-scatter + allgather share: the largest power of
 // two p2 <= n, the rem = n - p2 ranks above it folded in first, log2(p2) rounds, and a chunk
-// region per round plus one for the fold, of ce elements per chunk.
+// region per round (from region `first`) plus region 0 for the fold when there is one, of ce
+// elements per chunk. Without a fold its region would take a share of the scratch for nothing:
+// 2 PEs, 1 MiB over tcp, 128 KiB chunks instead of 256 KiB.
 struct butterfly {
-    int p2, rem, rounds;
+    int p2, rem, rounds, first;
     regions R;
     std::size_t ce;
     butterfly(frame &f, std::size_t E)
-        : p2(pow2_floor(f.n)), rem(f.n - p2), rounds(log2_of(p2)), R(f, false, rounds + 1, 0),
-          ce(chunk_elems(f, rounds + 1, E)) {
+        : p2(pow2_floor(f.n)), rem(f.n - p2), rounds(log2_of(p2)), first(rem ? 1 : 0),
+          R(f, false, rounds + first, 0), ce(chunk_elems(f, false, rounds + first, E)) {
         R.chunk_bytes = ce * E;
     }
 };
@@ -46,7 +49,7 @@ struct butterfly {
 void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
     const std::size_t E = op.elem;
     butterfly b(f, E);
-    auto &[p2, rem, rounds, R, ce] = b;
+    auto &[p2, rem, rounds, first, R, ce] = b;
     copy_local(dest, src, nelems * E);
     std::size_t idx = 0;
     for (std::size_t c0 = 0; c0 < nelems; c0 += ce, ++idx) {
@@ -64,9 +67,9 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
         }
         for (int r = 0; r < rounds; ++r) {
             const int partner = f.me ^ (1 << r);
-            R.send(r + 1, partner, acc, bytes, par);
-            op.combine(acc, R.recv(r + 1, par), len);
-            R.release(r + 1, partner);
+            R.send(first + r, partner, acc, bytes, par);
+            op.combine(acc, R.recv(first + r, par), len);
+            R.release(first + r, partner);
         }
         if (f.me < rem) put_signal(f, f.me + p2, acc, acc, bytes, ctr::result);
     }
@@ -77,7 +80,7 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
 // large reductions off the direct path: each PE sends about 2 x the message instead of log2(n) x
 // (recursive doubling), and combines half of it. Round i of the reduce-scatter (mask p2 >> (i+1))
 // halves the region the pair shares; each member keeps one half and sends its partial of the
-// other through chunk region i + 1 of the partner's scratch (two chunks in flight, as in
+// other through chunk region first + i of the partner's scratch (two chunks in flight, as in
 // recursive doubling), combining the partner's chunks into its dest. The allgather then puts each
 // member's finished part straight into the partner's dest, over the half the partner gave away:
 // the partner is done with it, since every chunk it sent from there has arrived here. Ranks above
@@ -88,7 +91,7 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
 void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op) {
     const std::size_t E = op.elem;
     butterfly b(f, E);
-    auto &[p2, rem, rounds, R, ce] = b;
+    auto &[p2, rem, rounds, first, R, ce] = b;
     // Elements [lo, hi) between this member and rank `to` through region k: send ours of
     // [slo, shi), receive and combine theirs of [rlo, rhi) (either range may be empty).
     auto exchange = [&](int k, int to, std::size_t slo, std::size_t shi, std::size_t rlo, std::size_t rhi) {
@@ -121,10 +124,10 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
         los[i] = lo;
         his[i] = hi;
         if (f.me & m) {
-            exchange(i + 1, partner, lo, mid, mid, hi);
+            exchange(first + i, partner, lo, mid, mid, hi);
             lo = mid;
         } else {
-            exchange(i + 1, partner, mid, hi, lo, mid);
+            exchange(first + i, partner, mid, hi, lo, mid);
             hi = mid;
         }
     }

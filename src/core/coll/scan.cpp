@@ -12,7 +12,7 @@ void scan_hs(frame &f, char *dest, const char *src, std::size_t nelems, reduce_o
     int rounds = 0;
     while ((1 << rounds) < f.n) ++rounds;
     regions R(f, true, rounds, 0);
-    const std::size_t ce = chunk_elems(f, std::max(rounds, 1), E);
+    const std::size_t ce = chunk_elems(f, true, std::max(rounds, 1), E);
     R.chunk_bytes = ce * E;
     std::vector<char> tmp;
     char *accbase = dest;
