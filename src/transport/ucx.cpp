@@ -148,7 +148,7 @@ const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, 
     prm.user_data = copy;
     void *r;
     {
-        issue d(worker());
+        drive d(worker());
         r = ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm);
     }
     if (r == nullptr) {
@@ -366,7 +366,9 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
 }
 
 namespace {
-std::atomic<int> &g_pe_progress = detail::pe_progress;  // (ucx.hpp)
+// The PE's progress calls on the shared main worker (a futex word serve() parks on). Relaxed
+// increments: a lost one does not matter, only that it moves.
+std::atomic<int> g_pe_progress{0};
 // Where the progress thread is: serving (progressing, or about to sleep), asleep in poll() on the
 // worker's event fd, or woken from there by the PE (kicked).
 enum : int { srv_serving = 0, srv_polling = 1, srv_kicked = 2 };

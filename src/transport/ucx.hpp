@@ -62,9 +62,6 @@ namespace detail {
 inline ucp_worker_h main_worker = nullptr;
 inline bool main_shared = false;  // a progress thread shares the main worker: lock around calls
 inline worker_lock main_lock;
-// The PE's progress calls and operations on the shared main worker (a futex word serve() parks
-// on). Relaxed increments: a lost one does not matter, only that it moves.
-inline std::atomic<int> pe_progress{0};
 } // namespace detail
 
 // The UCX context; lanes() is known after it.
@@ -127,7 +124,6 @@ public:
     ~drive() {
         if (on_) detail::main_lock.unlock();
     }
-    bool on() const { return on_; }
     drive(const drive &) = delete;
     drive &operator=(const drive &) = delete;
 
@@ -136,30 +132,19 @@ private:
 };
 
 // ---- data-path calls (every UCX call of the core goes through these) --------------------------
-// The PE's operations on the shared main worker count as its activity, as its progress calls do:
-// the progress thread stays parked while the PE issues (serve()). Without it, a stream of large
-// puts over tcp woke the thread (it serves whenever the PE has not progressed for a hand-off
-// period), which then took the worker lock in turn with the issuing PE on the PE's core: 1 MiB
-// put bandwidth 1.0-3.2 GB/s against 2.5-4.2 GB/s without a progress thread.
-class issue : public drive {
-public:
-    explicit issue(ucp_worker_h w) : drive(w) {
-        if (on()) detail::pe_progress.store(detail::pe_progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    }
-};
 inline void *put_nbx(ucp_worker_h w, ucp_ep_h ep, const void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    issue d(w);
+    drive d(w);
     return ucp_put_nbx(ep, buf, n, raddr, rkey, prm);
 }
 inline void *get_nbx(ucp_worker_h w, ucp_ep_h ep, void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    issue d(w);
+    drive d(w);
     return ucp_get_nbx(ep, buf, n, raddr, rkey, prm);
 }
 inline void *atomic_nbx(ucp_worker_h w, ucp_ep_h ep, ucp_atomic_op_t op, const void *operand,
                         std::uint64_t raddr, ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    issue d(w);
+    drive d(w);
     return ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
 }
 // A fire-and-forget 64-bit remote add (the collectives' signals; completion through flush, errors
