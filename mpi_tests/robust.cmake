@@ -35,6 +35,10 @@ ushmem_heap_unfit_test(teams
 ushmem_heap_unfit_test(overflow
   [=[the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=64M plus USHMEM_MAX_TEAMS=64 team slots of USHMEM_TEAM_SCRATCH=16000000T scratch each and USHMEM_WORLD_SCRATCH=1M add up to more than 16 EiB \(2\^64 bytes\)]=]
   USHMEM_TEAM_SCRATCH=16000000T)
+# SHMEM_TEAM_WORLD's own scratch is what makes the request large: the remedy names it.
+ushmem_heap_unfit_test(world
+  [=[cannot have a symmetric heap of 100\.0 TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 100\.0 TiB for the team slots: USHMEM_MAX_TEAMS=64 slots, USHMEM_TEAM_SCRATCH=32K of scratch each, USHMEM_WORLD_SCRATCH=100T for SHMEM_TEAM_WORLD\): it is more than .*lower USHMEM_WORLD_SCRATCH$]=]
+  USHMEM_WORLD_SCRATCH=100T)
 # System V refuses the heap for a reason no start-up check foresees (here: kernel.shmmni, the number
 # of segments, leaves room for UCX's worker segments only, in an IPC namespace of the test's own).
 # UCX then takes its fallbacks, which must not be its posix transport (a /dev/shm file filled 64 KiB

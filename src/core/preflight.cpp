@@ -156,12 +156,12 @@ heap_request heap_request_of(const settings &cfg) {
     heap_request r;
     r.user = cfg.symmetric_size;
     // At most 2^20 slots (team.cpp): with 4 TiB of scratch each the pool's size cannot wrap.
-    if (cfg.team_scratch > (std::uint64_t(1) << 42) || cfg.world_scratch > (std::uint64_t(1) << 42)) {
+    if (cfg.team_scratch > (std::uint64_t(1) << 42)) {
         r.overflow = true;
         return r;
     }
     r.teams = team_pool_bytes(cfg);
-    r.overflow = r.user > UINT64_MAX - r.teams || r.user + r.teams > UINT64_MAX - huge_page_2m;
+    r.overflow = r.teams == SIZE_MAX || r.user > UINT64_MAX - r.teams || r.user + r.teams > UINT64_MAX - huge_page_2m;
     r.total = r.overflow ? 0 : (r.user + r.teams + huge_page_2m - 1) / huge_page_2m * huge_page_2m;
     return r;
 }
@@ -236,8 +236,7 @@ void check_heap_fits(const char *routine) {
     const std::string size = env_text("SHMEM_SYMMETRIC_SIZE"), teams = env_text("USHMEM_MAX_TEAMS"),
                       scratch = env_text("USHMEM_TEAM_SCRATCH"), world = env_text("USHMEM_WORLD_SCRATCH");
     // The variable that makes the request large.
-    const bool big_world = rt.cfg.world_scratch > rt.cfg.symmetric_size &&
-                           (r.overflow ? rt.cfg.world_scratch > rt.cfg.team_scratch : rt.cfg.world_scratch >= r.teams / 2);
+    const bool big_world = rt.cfg.world_scratch > rt.cfg.symmetric_size && rt.cfg.world_scratch >= r.teams / 2;
     const char *lower = big_world ? "lower USHMEM_WORLD_SCRATCH"
                         : r.teams > r.user || (r.overflow && rt.cfg.team_scratch > rt.cfg.symmetric_size)
                             ? "lower USHMEM_MAX_TEAMS (each team slot takes USHMEM_TEAM_SCRATCH plus about "

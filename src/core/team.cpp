@@ -49,8 +49,7 @@ pool_layout layout_of(const settings &cfg) {
     // exchange, and over the network an exchange costs a round trip's worth of system calls and
     // wake-ups whatever its size (4 PEs over tcp, 64 KiB reduction: 2.5 ms through 32 KiB of
     // scratch, 0.14 ms through 1 MiB). Other teams keep USHMEM_TEAM_SCRATCH: there may be many.
-    const std::size_t ws = (cfg.world_scratch + line - 1) / line * line;
-    l.world_scratch = ws > l.scratch ? ws : 0;
+    l.world_scratch = cfg.world_scratch > l.scratch ? cfg.world_scratch : 0;  // nothing follows it: no rounding
     return l;
 }
 
@@ -188,7 +187,10 @@ bool oversubscribed() { return g.oversub; }
 
 std::size_t team_pool_bytes(const settings &cfg) {
     pool_layout l = layout_of(cfg);
-    return std::size_t(l.nslots) * l.slot_bytes + l.world_scratch + 4096;  // + alignment slack
+    // The slots cannot wrap (preflight bounds USHMEM_TEAM_SCRATCH); the world scratch may be as
+    // large as a size parses to: SIZE_MAX says the sum does not fit.
+    const std::size_t slots = std::size_t(l.nslots) * l.slot_bytes + 4096;  // + alignment slack
+    return l.world_scratch > SIZE_MAX - slots ? SIZE_MAX : slots + l.world_scratch;
 }
 
 void team_init(const char *routine) {
