@@ -188,6 +188,17 @@ void central_wait(frame &f);
 
 // ---- chunked exchanges (reduce.cpp, scan.cpp) --------------------------------------------------
 
+inline int pow2_floor(int n) {  // the largest power of two <= n (n >= 1)
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+inline int log2_of(int n) {  // rounds of a doubling pattern over n: the smallest r with 2^r >= n
+    int r = 0;
+    while ((1 << r) < n) ++r;
+    return r;
+}
+
 // Where the chunks of recursive doubling and reduce-scatter (hs false) and of Hillis-Steele (hs
 // true) live: separate halves of a team's chunk scratch. A member that has finished a reduction
 // may start a scan (or the reverse) and send its first chunks, which need no credit, while a

@@ -147,8 +147,8 @@ void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, redu
 }
 
 // fcollect: every member's block into its leader's dest (a store on the node), the node's blocks
-// to every other leader (one put per run of consecutive ranks: one for the usual block placement
-// of ranks on nodes), then the whole dest to every member of the node. Each block crosses the
+// to every other leader (one put for the usual block placement of ranks on nodes), then the whole
+// dest to every member of the node. Each block crosses the
 // network once per other node; between two hosts of two PEs, 2 network messages where the central
 // exchange sends 4 and the flat one 8.
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes) {
@@ -162,24 +162,24 @@ void collect_node(frame &f, char *dest, const char *src, std::size_t bytes) {
     copy_local(dest + std::size_t(f.me) * bytes, src, bytes);
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
+    // The node's ranks, ascending: consecutive (the usual block placement) when the last is as
+    // far from the first as their count says. Then one put with its signal; else a put per rank.
+    const int *first = v.begin(v.mine), *end = v.end(v.mine);
+    const bool consecutive = *(end - 1) - *first == end - first - 1;
     for (int k = 0; k < v.count(); ++k) {
         if (k == v.mine) continue;
         const int l = leader_of(v, k, -1);
-        const int *r = v.begin(v.mine), *end = v.end(v.mine);
-        bool ucx = false, direct = false;
-        while (r != end) {
-            const int *run = r + 1;
-            while (run != end && *run == *(run - 1) + 1) ++run;
-            char *at = dest + std::size_t(*r) * bytes;
-            const std::size_t len = std::size_t(run - r) * bytes;
-            if (r == v.begin(v.mine) && run == end) {  // one run: data and signal together
-                put_signal(f, l, at, at, len, ctr::from(f.me));
-                break;
-            }
-            (put_to(f, l, at, at, len) ? ucx : direct) = true;
-            r = run;
-            if (r == end) signal_after(f, l, ctr::from(f.me), ucx, direct);
+        if (consecutive) {
+            char *at = dest + std::size_t(*first) * bytes;
+            put_signal(f, l, at, at, std::size_t(end - first) * bytes, ctr::from(f.me));
+            continue;
         }
+        bool ucx = false, direct = false;
+        for (const int *r = first; r != end; ++r) {
+            char *at = dest + std::size_t(*r) * bytes;
+            (put_to(f, l, at, at, bytes) ? ucx : direct) = true;
+        }
+        signal_after(f, l, ctr::from(f.me), ucx, direct);
     }
     for (int k = 0; k < v.count(); ++k)
         if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);

@@ -6,27 +6,17 @@
 namespace ushmem::core::coll {
 
 std::size_t chunk_elems(frame &f, bool hs, int nreg, std::size_t elem) {
-    const std::size_t area = chunk_area(f, hs);
-    std::size_t ce = area / (2 * std::size_t(nreg)) / elem;
+    const std::size_t need = 2 * std::size_t(nreg) * elem;  // one chunk of one element per buffer
+    std::size_t ce = chunk_area(f, hs) / need;
+    // A team's chunk scratch is split in halves of whole lines (chunk_split): it needs twice that.
     if (ce == 0)
         fatal(f.routine, "the work array is too small for %d PEs (%zu bytes; need at least %zu)%s", f.n,
-              f.cbytes, (f.cbytes - area) + 2 * std::size_t(nreg) * elem,
+              f.cbytes, f.legacy() ? need : 2 * ((need + 63) / 64 * 64),
               f.legacy() ? "" : "; raise USHMEM_TEAM_SCRATCH");
     return ce;
 }
 
 namespace {
-
-int pow2_floor(int n) {
-    int p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
-int log2_of(int p) {
-    int r = 0;
-    while ((1 << r) < p) ++r;
-    return r;
-}
 
 // The pairing that recursive doubling and reduce-scatter + allgather share: the largest power of
 // two p2 <= n, the rem = n - p2 ranks above it folded in first, log2(p2) rounds, and a chunk

@@ -9,8 +9,7 @@ namespace {
 // Scans. `acc` holds the running inclusive partial; exclusive scans also sum what they receive.
 void scan_hs(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op, bool incl) {
     const std::size_t E = op.elem;
-    int rounds = 0;
-    while ((1 << rounds) < f.n) ++rounds;
+    const int rounds = log2_of(f.n);
     regions R(f, true, rounds, 0);
     const std::size_t ce = chunk_elems(f, true, std::max(rounds, 1), E);
     R.chunk_bytes = ce * E;

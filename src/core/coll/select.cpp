@@ -30,7 +30,8 @@ bool small_bcast(shape &s) { return s.bytes < rt.cfg.bcast_tree_min; }
 // where recursive doubling moves log2(n) x, at the cost of one more step; over tcp they broke even
 // at 64 KiB with 2 PEs (36.6 against 37.7 us) and gained above (4 PEs, 1 MiB: 1.48 against
 // 2.72 ms). Teams only: an active set has one pSync word per use, not per-sender counters.
-bool large_reduce(shape &s) { return !s.f.legacy() && s.f.has_from() && s.bytes >= (std::size_t(64) << 10); }
+bool rsag_ok(shape &s) { return !s.f.legacy() && s.f.has_from(); }
+bool large_reduce(shape &s) { return rsag_ok(s) && s.bytes >= (std::size_t(64) << 10); }
 // The central variants (gather to rank 0, answer from it): for contributions of `per` bytes that
 // rank 0's gather region holds, one from every member, and that the gather would take.
 bool central_fits(shape &s, std::size_t per) {
@@ -148,7 +149,7 @@ constexpr row table[] = {
     // team across nodes: node partials through the leaders.
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::gather) && fits_gather(s); }, plan::reduce_gather},
     {family::reduce, [](shape &) { return is(coll_cfg.reduce, algo::rd); }, plan::reduce_rd},
-    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::rsag) && s.f.has_from() && !s.f.legacy(); },
+    {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::rsag) && rsag_ok(s); },
      plan::reduce_rsag},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::scatter) && s.direct(); }, plan::reduce_scatter},
     {family::reduce, [](shape &s) { return is(coll_cfg.reduce, algo::automatic) && small_for_gather(s) && node_aware(s.f); },
