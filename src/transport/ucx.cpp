@@ -148,9 +148,10 @@ const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, 
     prm.user_data = copy;
     void *r;
     {
-        drive d(worker());
+        issue d(worker());
         r = ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm);
     }
+    issued();
     if (r == nullptr) {
         std::free(copy);
         return nullptr;
@@ -369,6 +370,10 @@ namespace {
 // The PE's progress calls on the shared main worker (a futex word serve() parks on). Relaxed
 // increments: a lost one does not matter, only that it moves.
 std::atomic<int> g_pe_progress{0};
+// What serve()'s park sleeps on: moved only to end the park early (the PE blocks, the job stops).
+// Not g_pe_progress itself: a PE that progresses in a loop moves that word faster than the thread
+// can sleep on it, and each park ended at once (thousands of wake-ups a second on the PE's core).
+std::atomic<int> g_park_word{0};
 // Where the progress thread is: serving (progressing, or about to sleep), asleep in poll() on the
 // worker's event fd, or woken from there by the PE (kicked).
 enum : int { srv_serving = 0, srv_polling = 1, srv_kicked = 2 };
@@ -387,7 +392,8 @@ void pe_blocking() {
     if (!detail::main_shared) return;
     g_pe_blocked.store(true, std::memory_order_seq_cst);
     g_pe_progress.fetch_add(1, std::memory_order_seq_cst);
-    syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    g_park_word.fetch_add(1, std::memory_order_seq_cst);
+    syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 unsigned progress_shared() {
@@ -478,19 +484,36 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
         // loop over tcp up to 40% (put+quiet 24-33 us against 17.5 us for raw UCX). The price is
         // the first message to a PE that has just started computing: served within the current
         // period (at most 3.2 ms by default); later ones at once, the thread then serving.
+        //
+        // A PE that issues operations is busy in the library too, but it does not serve its peers
+        // while it only issues (atomics on its own memory in a loop, say, or a stream of large
+        // puts over tcp, which UCX sends inside ucp_put_nbx: milliseconds with no progress call).
+        // Taking over then would take the worker lock in turn with the PE (1 MiB puts: 3.5-4.1
+        // GB/s, against 4.6-5.1 without the thread). So the thread asks the PE to progress the
+        // worker at its next operation (issued()) and stays parked; if the PE neither progresses
+        // nor issues by the next look, it is away and the thread serves.
         long park_ns = handoff_ns;
+        unsigned issued_seen = detail::pe_issue.n.load(std::memory_order_relaxed);
         for (int seen = g_pe_progress.load(std::memory_order_relaxed);;) {
-            if (g_pe_blocked.load(std::memory_order_relaxed)) break;
+            // The word first, then the flag: pe_blocking() sets them in the other order, so
+            // either the flag is seen here or the futex call finds the word moved.
+            const int word = g_park_word.load(std::memory_order_seq_cst);
+            if (g_pe_blocked.load(std::memory_order_seq_cst) || stop.load(std::memory_order_relaxed)) break;
             const struct timespec park{park_ns / 1000000000L, park_ns % 1000000000L};
-            syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAIT_PRIVATE, seen, &park, nullptr, 0);
+            syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAIT_PRIVATE, word, &park, nullptr, 0);
             const int now = g_pe_progress.load(std::memory_order_relaxed);
+            const unsigned issued = detail::pe_issue.n.load(std::memory_order_relaxed);
             if (stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
-            if (now == seen && !g_pe_polling.load(std::memory_order_relaxed) &&
+            const bool issuing = issued != issued_seen || (issued & 1) != 0;
+            if (now == seen && issuing) detail::pe_issue.asked.store(true, std::memory_order_relaxed);
+            if (now == seen && !issuing && !g_pe_polling.load(std::memory_order_relaxed) &&
                 g_pe_waiting.load(std::memory_order_relaxed) == 0)
                 break;
             seen = now;
+            issued_seen = issued;
             park_ns = std::min(park_ns * 2, handoff_ns * 32);
         }
+        detail::pe_issue.asked.store(false, std::memory_order_relaxed);
         // The PE is away (computing): serve until nothing is left, then sleep on the event fd.
         const int pe_seen = g_pe_progress.load(std::memory_order_relaxed);
         while (!stop.load(std::memory_order_relaxed)) {
@@ -501,6 +524,13 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
             }
             if (n) {
                 const bool woke = on_events && on_events();
+                // The PE drives the worker again (its quiet, its wait): leave it the worker, as
+                // after a sleep. Looked at here too, not only once the worker is drained: a
+                // stream of large puts keeps both sides busy, and the thread would take the lock
+                // in turn with the PE's quiet to its end.
+                if (g_pe_progress.load(std::memory_order_relaxed) != pe_seen && !g_pe_blocked.load(std::memory_order_relaxed) &&
+                    !g_pe_polling.load(std::memory_order_relaxed))
+                    break;
                 // The PE may be asleep on the event fd, which our progress just drained: signal
                 // it, and leave the fd to it (park), or our next arm would drain the signal.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -585,7 +615,13 @@ void pe_waiting(bool on) {
 void stop_serving() {
     // Thread-safe by UCX's contract: wakes the poll() of serve(); the futex wakes its hand-off wait.
     if (g_worker) ucp_worker_signal(g_worker);
-    syscall(SYS_futex, reinterpret_cast<int *>(&g_pe_progress), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    g_park_word.fetch_add(1, std::memory_order_seq_cst);
+    syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void answer_progress_ask() {
+    detail::pe_issue.asked.store(false, std::memory_order_relaxed);
+    progress_shared();
 }
 
 void nbi_completion(void *request, ucs_status_t status, void *) {

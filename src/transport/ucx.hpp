@@ -62,6 +62,16 @@ namespace detail {
 inline ucp_worker_h main_worker = nullptr;
 inline bool main_shared = false;  // a progress thread shares the main worker: lock around calls
 inline worker_lock main_lock;
+// A PE that issues operations on the shared main worker: counted, once on the way in and once on
+// the way out (odd: inside a call, which over tcp sends a large put before it returns, for
+// hundreds of microseconds), and asked by the progress thread to progress the worker itself
+// (serve()). Its own cache line: the PE writes `n` on every operation and reads `asked`; the
+// thread reads `n` and writes `asked` once per look.
+struct alignas(64) issue_state {
+    std::atomic<unsigned> n{0};
+    std::atomic<bool> asked{false};
+};
+inline issue_state pe_issue;
 } // namespace detail
 
 // The UCX context; lanes() is known after it.
@@ -127,25 +137,63 @@ public:
     drive(const drive &) = delete;
     drive &operator=(const drive &) = delete;
 
-private:
+protected:
     bool on_;
 };
+
+// An operation issued on the main worker, counted when the worker is shared (detail::pe_issue).
+class issue : public drive {
+public:
+    explicit issue(ucp_worker_h w) : drive(w) {
+        if (on_) bump();
+    }
+    ~issue() {
+        if (on_) bump();
+    }
+
+private:
+    static void bump() {
+        detail::pe_issue.n.store(detail::pe_issue.n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+};
+// After an operation: the progress thread found the PE issuing and asks it to progress the worker
+// itself, so that it goes on serving its peers while it streams operations and the thread can stay
+// parked (serve()). One load per operation; the ask comes at most once per look of the thread.
+void answer_progress_ask();
+inline void issued() {
+    if (__builtin_expect(detail::pe_issue.asked.load(std::memory_order_relaxed), 0)) answer_progress_ask();
+}
 
 // ---- data-path calls (every UCX call of the core goes through these) --------------------------
 inline void *put_nbx(ucp_worker_h w, ucp_ep_h ep, const void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    drive d(w);
-    return ucp_put_nbx(ep, buf, n, raddr, rkey, prm);
+    void *r;
+    {
+        issue d(w);
+        r = ucp_put_nbx(ep, buf, n, raddr, rkey, prm);
+    }
+    issued();
+    return r;
 }
 inline void *get_nbx(ucp_worker_h w, ucp_ep_h ep, void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    drive d(w);
-    return ucp_get_nbx(ep, buf, n, raddr, rkey, prm);
+    void *r;
+    {
+        issue d(w);
+        r = ucp_get_nbx(ep, buf, n, raddr, rkey, prm);
+    }
+    issued();
+    return r;
 }
 inline void *atomic_nbx(ucp_worker_h w, ucp_ep_h ep, ucp_atomic_op_t op, const void *operand,
                         std::uint64_t raddr, ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    drive d(w);
-    return ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
+    void *r;
+    {
+        issue d(w);
+        r = ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
+    }
+    issued();
+    return r;
 }
 // A fire-and-forget 64-bit remote add (the collectives' signals; completion through flush, errors
 // through nbi_completion). nullptr, or UCX's description of why it could not be issued.
