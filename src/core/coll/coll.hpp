@@ -263,7 +263,9 @@ bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
-void collect_node(frame &f, char *dest, const char *src, std::size_t bytes);  // fcollect
+// off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
+void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
+                  const std::size_t *len = nullptr);
 
 // ---- SHMEM_DEBUG argument checks (check.cpp) --------------------------------------------------
 

@@ -82,7 +82,9 @@ void collect_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
             acc += sz[r];
         }
         shape sh{family::collect, f, bytes};
-        if (select(sh) == plan::collect_ring) return collect_ring(f, d, s, off, len);
+        const plan p = select(sh);
+        if (p == plan::collect_ring) return collect_ring(f, d, s, off, len);
+        if (p == plan::collect_node) return collect_node(f, d, s, bytes, off.data(), len.data());
         return collect_flat(f, d, s, bytes, off[std::size_t(f.me)]);
     }
     // Offsets by a chain: rank r learns the total of ranks below it from rank r - 1.

@@ -146,44 +146,49 @@ void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, redu
         if (*r != f.me) put_signal(f, *r, dest, result.data(), bytes, ctr::from(f.me));
 }
 
-// fcollect: every member's block into its leader's dest (a store on the node), the node's blocks
-// to every other leader (one put for the usual block placement of ranks on nodes), then the whole
-// dest to every member of the node. Each block crosses the
-// network once per other node; between two hosts of two PEs, 2 network messages where the central
-// exchange sends 4 and the flat one 8.
-void collect_node(frame &f, char *dest, const char *src, std::size_t bytes) {
+// fcollect and collect: every member's block into its leader's dest (a store on the node), the
+// node's blocks to every other leader (one put for the usual block placement of ranks on nodes),
+// then the whole dest to every member of the node. Each block crosses the network once per other
+// node; between two hosts of two PEs, 2 network messages where the central exchange sends 4 and
+// the flat one 8. Rank r's block is at off[r] and len[r] bytes long (collect), or, without
+// offsets (fcollect), at r * bytes and `bytes` long.
+void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off,
+                  const std::size_t *len) {
+    auto at = [&](int r) { return off ? off[r] : std::size_t(r) * bytes; };
+    auto size = [&](int r) { return off ? len[r] : bytes; };
     const nodes_view v = view(f);
     const int leader = leader_of(v, v.mine, -1);
     if (f.me != leader) {
-        put_signal(f, leader, dest + std::size_t(f.me) * bytes, src, bytes, ctr::from(f.me));
+        put_signal(f, leader, dest + at(f.me), src, size(f.me), ctr::from(f.me));
         wait_ctr(f, ctr::from(leader), 1);  // the whole result came with it
         return;
     }
-    copy_local(dest + std::size_t(f.me) * bytes, src, bytes);
+    copy_local(dest + at(f.me), src, size(f.me));
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
     // The node's ranks, ascending: consecutive (the usual block placement) when the last is as
-    // far from the first as their count says. Then one put with its signal; else a put per rank.
+    // far from the first as their count says, and then so are their blocks: one put with its
+    // signal. Else a put per rank.
     const int *first = v.begin(v.mine), *end = v.end(v.mine);
     const bool consecutive = *(end - 1) - *first == end - first - 1;
     for (int k = 0; k < v.count(); ++k) {
         if (k == v.mine) continue;
         const int l = leader_of(v, k, -1);
         if (consecutive) {
-            char *at = dest + std::size_t(*first) * bytes;
-            put_signal(f, l, at, at, std::size_t(end - first) * bytes, ctr::from(f.me));
+            char *from = dest + at(*first);
+            put_signal(f, l, from, from, at(*(end - 1)) + size(*(end - 1)) - at(*first), ctr::from(f.me));
             continue;
         }
         bool ucx = false, direct = false;
         for (const int *r = first; r != end; ++r) {
-            char *at = dest + std::size_t(*r) * bytes;
-            (put_to(f, l, at, at, bytes) ? ucx : direct) = true;
+            char *from = dest + at(*r);
+            if (size(*r)) (put_to(f, l, from, from, size(*r)) ? ucx : direct) = true;
         }
         signal_after(f, l, ctr::from(f.me), ucx, direct);
     }
     for (int k = 0; k < v.count(); ++k)
         if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);
-    const std::size_t all = bytes * std::size_t(f.n);
+    const std::size_t all = at(f.n - 1) + size(f.n - 1);
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) put_signal(f, *r, dest, dest, all, ctr::from(f.me));
 }

@@ -123,12 +123,14 @@ constexpr row table[] = {
                 (is(coll_cfg.collect, algo::central) || (is(coll_cfg.collect, algo::automatic) && central_auto(s)));
      },
      plan::collect_central},
-    // fcollect (central_ok) in a team across nodes: through the node leaders. After the central
-    // exchange, which small ones take where hosts have more PEs than CPUs: 2 simulated hosts of
-    // 1 CPU and 2 PEs, 8 B: 82-89 us central, 96-118 us through the leaders (each leader and
-    // member wakes twice on a CPU they share).
+    // A team across nodes, when every offset is known (fcollect; collect once the sizes are
+    // exchanged): through the node leaders. After the central exchange, which small fcollects take
+    // where hosts have more PEs than CPUs: 2 simulated hosts of 1 CPU and 2 PEs, 8 B: 82-89 us
+    // central, 96-118 us through the leaders (each leader and member wakes twice on a CPU they
+    // share). Not on a collect's size (it differs between members): the rows above it do not
+    // read it for collect (central_ok is fcollect's).
     {family::collect,
-     [](shape &s) { return s.central_ok && is(coll_cfg.collect, algo::automatic) && node_aware(s.f); },
+     [](shape &s) { return s.offsets_known && is(coll_cfg.collect, algo::automatic) && node_aware(s.f); },
      plan::collect_node},
     {family::collect, [](shape &s) { return (is(coll_cfg.collect, algo::flat) || small_group(s)) && s.f.has_from(); },
      plan::collect_flat},
