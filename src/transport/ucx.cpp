@@ -146,12 +146,7 @@ const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, 
     prm.flags = UCP_AM_SEND_FLAG_EAGER;
     prm.cb.send = signal_sent;
     prm.user_data = copy;
-    void *r;
-    {
-        issue d(worker());
-        r = ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm);
-    }
-    issued();
+    void *r = issue_op(worker(), [&] { return ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm); });
     if (r == nullptr) {
         std::free(copy);
         return nullptr;
@@ -490,7 +485,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
         // puts over tcp, which UCX sends inside ucp_put_nbx: milliseconds with no progress call).
         // Taking over then would take the worker lock in turn with the PE (1 MiB puts: 3.5-4.1
         // GB/s, against 4.6-5.1 without the thread). So the thread asks the PE to progress the
-        // worker at its next operation (issued()) and stays parked; if the PE neither progresses
+        // worker at its next operation (issue_op) and stays parked; if the PE neither progresses
         // nor issues by the next look, it is away and the thread serves.
         long park_ns = handoff_ns;
         unsigned issued_seen = detail::pe_issue.n.load(std::memory_order_relaxed);

@@ -156,44 +156,34 @@ private:
         detail::pe_issue.n.store(detail::pe_issue.n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
 };
-// After an operation: the progress thread found the PE issuing and asks it to progress the worker
-// itself, so that it goes on serving its peers while it streams operations and the thread can stay
-// parked (serve()). One load per operation; the ask comes at most once per look of the thread.
+// The progress thread found the PE issuing and asked it to progress the worker itself, so that it
+// goes on serving its peers while it streams operations and the thread can stay parked (serve()).
 void answer_progress_ask();
-inline void issued() {
+// Every operation the core issues on a worker: `call` (the UCX call) under the worker's lock,
+// counted, then the thread's ask answered, once the lock is released (the answer progresses under
+// it). One load per operation; the ask comes at most once per look of the thread.
+template <class Call> void *issue_op(ucp_worker_h w, Call call) {
+    void *r;
+    {
+        issue d(w);
+        r = call();
+    }
     if (__builtin_expect(detail::pe_issue.asked.load(std::memory_order_relaxed), 0)) answer_progress_ask();
+    return r;
 }
 
 // ---- data-path calls (every UCX call of the core goes through these) --------------------------
 inline void *put_nbx(ucp_worker_h w, ucp_ep_h ep, const void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    void *r;
-    {
-        issue d(w);
-        r = ucp_put_nbx(ep, buf, n, raddr, rkey, prm);
-    }
-    issued();
-    return r;
+    return issue_op(w, [&] { return ucp_put_nbx(ep, buf, n, raddr, rkey, prm); });
 }
 inline void *get_nbx(ucp_worker_h w, ucp_ep_h ep, void *buf, std::size_t n, std::uint64_t raddr,
                      ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    void *r;
-    {
-        issue d(w);
-        r = ucp_get_nbx(ep, buf, n, raddr, rkey, prm);
-    }
-    issued();
-    return r;
+    return issue_op(w, [&] { return ucp_get_nbx(ep, buf, n, raddr, rkey, prm); });
 }
 inline void *atomic_nbx(ucp_worker_h w, ucp_ep_h ep, ucp_atomic_op_t op, const void *operand,
                         std::uint64_t raddr, ucp_rkey_h rkey, const ucp_request_param_t *prm) {
-    void *r;
-    {
-        issue d(w);
-        r = ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm);
-    }
-    issued();
-    return r;
+    return issue_op(w, [&] { return ucp_atomic_op_nbx(ep, op, operand, 1, raddr, rkey, prm); });
 }
 // A fire-and-forget 64-bit remote add (the collectives' signals; completion through flush, errors
 // through nbi_completion). nullptr, or UCX's description of why it could not be issued.
