@@ -19,6 +19,12 @@ foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2
              coll_data coll_reduce coll_sync coll_backtoback cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
+# The collects and alltoalls through the node leaders, which the automatic choice leaves to the
+# central exchange here (every simulated host has more PEs than CPUs).
+ushmem_mpi_test(coll_data_node PROGRAM coll_data NP 4 CONFIGS twohost ENV USHMEM_COLLECT_ALGO=node TIMEOUT 300
+                LABELS twohost)
+ushmem_mpi_test(coll_backtoback_node PROGRAM coll_backtoback NP 4 CONFIGS twohost ENV USHMEM_COLLECT_ALGO=node
+                TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
                 TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
@@ -75,3 +81,5 @@ endforeach()
 foreach(prog coll_data coll_reduce)
   ushmem_mpi_test(${prog}_quick PROGRAM ${prog} ARGS quick NP 5 CONFIGS threehost TIMEOUT 300 LABELS twohost)
 endforeach()
+ushmem_mpi_test(coll_data_node_quick PROGRAM coll_data ARGS quick NP 5 CONFIGS threehost ENV USHMEM_COLLECT_ALGO=node
+                TIMEOUT 300 LABELS twohost)

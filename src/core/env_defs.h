@@ -61,6 +61,6 @@ USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",
 USHMEM_ENV(reduce_gather_max, "USHMEM_REDUCE_GATHER_MAX", size, "2K",
            "auto reductions and scans: contributions up to this size use the gather algorithm (if the team scratch holds them).")
 USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",
-           "auto|flat|ring|central. collect/fcollect: every PE puts its block to every PE; a ring; or (fcollect, and alltoall too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs).")
+           "auto|flat|ring|central|node. collect/fcollect: every PE puts its block to every PE; a ring; (fcollect, and alltoall too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs); or (collect, fcollect, alltoall; teams across nodes) through one leader per node (auto otherwise for teams across nodes).")
 USHMEM_ENV(scan_algo, "USHMEM_SCAN_ALGO", string, "auto",
            "auto|gather|read|hs. Scans: gather through team scratch, direct reads (same-node teams), or chunked Hillis-Steele.")

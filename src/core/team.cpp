@@ -210,7 +210,7 @@ void team_init(const char *routine) {
                                   {"scatter", algo::scatter}, {"rd", algo::rd}, {"central", algo::central}, {"rsag", algo::rsag}});
     coll_cfg.collect = parse_algo(routine, "USHMEM_COLLECT_ALGO", rt.cfg.collect_algo,
                                   {{"auto", algo::automatic}, {"flat", algo::flat}, {"ring", algo::ring},
-                                   {"central", algo::central}});
+                                   {"central", algo::central}, {"node", algo::node}});
     coll_cfg.scan = parse_algo(routine, "USHMEM_SCAN_ALGO", rt.cfg.scan_algo,
                                {{"auto", algo::automatic}, {"gather", algo::gather},
                                 {"read", algo::read}, {"hs", algo::hs}});

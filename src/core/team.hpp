@@ -138,7 +138,7 @@ struct team {
 
 // Algorithm overrides (USHMEM_*_ALGO), parsed at init.
 enum class algo : std::uint8_t {
-    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager, rsag, chain
+    automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager, rsag, chain, node
 };
 struct coll_settings {
     algo barrier = algo::automatic, bcast = algo::automatic, reduce = algo::automatic, collect = algo::automatic,

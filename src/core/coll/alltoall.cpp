@@ -31,6 +31,7 @@ void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     sh.central_ok = true;
     const plan p = select(sh);
     if (p == plan::alltoall_central) return alltoall_central(f, d, s, bytes);
+    if (p == plan::alltoall_node) return alltoall_node(f, d, s, bytes);
     const bool flat = p == plan::alltoall_flat;
     for (int k = 1; k < f.n; ++k) {
         int j = (f.me + k) % f.n;

@@ -147,7 +147,7 @@ enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
     bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain,
     collect_flat, collect_ring, collect_barrier, collect_central, collect_node,
-    alltoall_flat, alltoall_barrier, alltoall_central,
+    alltoall_flat, alltoall_barrier, alltoall_central, alltoall_node,
     reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central, reduce_rsag,
     scan_gather, scan_read, scan_hs,
 };
@@ -264,6 +264,7 @@ void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
 // off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
+void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes);
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
                   const std::size_t *len = nullptr);
 

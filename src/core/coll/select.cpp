@@ -42,6 +42,12 @@ bool central_fits(shape &s, std::size_t per) {
 // plus a barrier in 12 messages instead of 18, 40-45 against 42-46 us. Not between direct members:
 // there signals are stores, and the extra step costs a context switch (3.6-4.2 against 5.0-5.4 us).
 bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cseg); }
+// alltoall through the node leaders (node.cpp): every member's whole source in its leader's
+// gather region.
+bool node_fits(shape &s) {
+    const std::size_t row = s.bytes * std::size_t(s.f.n);
+    return s.central_ok && node_aware(s.f) && gather_fits(s.f, row) && row <= rt.cfg.reduce_gather_max;
+}
 
 bool is(algo have, algo want) { return have == want; }
 
@@ -117,6 +123,8 @@ constexpr row table[] = {
     // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
     // per sender up to USHMEM_COLL_FLAT_MAX; puts then a sync above.
     {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::ring) && s.offsets_known; }, plan::collect_ring},
+    {family::collect, [](shape &s) { return is(coll_cfg.collect, algo::node) && s.offsets_known && node_aware(s.f); },
+     plan::collect_node},
     {family::collect,
      [](shape &s) {
          return s.central_ok && central_fits(s, s.bytes) &&
@@ -137,12 +145,14 @@ constexpr row table[] = {
     {family::collect, [](shape &) { return true; }, plan::collect_barrier},
 
     // ---- alltoall(s): pairwise push with per-sender signals, or puts then a sync.
+    {family::alltoall, [](shape &s) { return is(coll_cfg.collect, algo::node) && node_fits(s); }, plan::alltoall_node},
     {family::alltoall,
      [](shape &s) {
          return s.central_ok && central_fits(s, s.bytes * std::size_t(s.f.n)) &&
                 (is(coll_cfg.collect, algo::central) || central_auto(s));
      },
      plan::alltoall_central},
+    {family::alltoall, [](shape &s) { return is(coll_cfg.collect, algo::automatic) && node_fits(s); }, plan::alltoall_node},
     {family::alltoall, [](shape &s) { return small_group(s) && s.f.has_from(); }, plan::alltoall_flat},
     {family::alltoall, [](shape &) { return true; }, plan::alltoall_barrier},
 
