@@ -173,6 +173,10 @@ void group_sync(frame &f);                      // every member has entered (the
 inline void entry_sync(frame &f) { group_sync(f); }
 int flat_id(const frame &f, int s);             // the flat sync's counter for signals from rank s
 void flat_exchange_wait(frame &f);              // one from(s) signal from every other member
+// This call's half of the team's gather region: the two halves alternate, call by call, on every
+// member alike, so a member that enters the next gather exchange while another still reads this
+// one writes the other half (docs/collectives.md, "Back-to-back calls").
+inline char *gather_region(frame &f) { return f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes; }
 char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false);
 bool gather_fits(const frame &f, std::size_t bytes);
 // The central exchange (nodes with more PEs than CPUs): every member puts `bytes` of `mine` into
@@ -263,8 +267,8 @@ bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
-// off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
 void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes);
+// off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
                   const std::size_t *len = nullptr);
 

@@ -113,7 +113,7 @@ void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, redu
     const int leader = leader_of(v, v.mine, -1);
     // The gather region of this call's parity: slot r holds rank r's contribution on its node's
     // leader, and leader l's node partial on the other leaders.
-    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    char *buf = gather_region(f);
     if (f.me != leader) {
         put_signal(f, leader, buf + std::size_t(f.me) * bytes, src, bytes, ctr::from(f.me));
         wait_ctr(f, ctr::from(leader), 1);  // the result came with it
@@ -209,7 +209,7 @@ void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes) {
     const team &t = *f.t;
     const std::size_t n = std::size_t(f.n), row = n * bytes;
     const int leader = leader_of(v, v.mine, -1);
-    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    char *buf = gather_region(f);
     auto first_pos = [&](int k) { return std::size_t(t.node_first[std::size_t(k)]); };
     auto members = [&](int k) { return std::size_t(v.end(k) - v.begin(k)); };
     const std::size_t mine_first = first_pos(v.mine), mine_n = members(v.mine);
@@ -223,7 +223,7 @@ void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes) {
     std::memcpy(buf + mine_first * row, src, row);
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
-    std::vector<char> tmp(std::max(row, mine_n * row));
+    std::vector<char> tmp(mine_n * row);  // a node's packed blocks for another (mine_n x |k| blocks), then a column
     for (int k = 0; k < v.count(); ++k) {
         if (k == v.mine) continue;
         const std::size_t kn = members(k);

@@ -44,10 +44,7 @@ bool central_fits(shape &s, std::size_t per) {
 bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cseg); }
 // alltoall through the node leaders (node.cpp): every member's whole source in its leader's
 // gather region.
-bool node_fits(shape &s) {
-    const std::size_t row = s.bytes * std::size_t(s.f.n);
-    return s.central_ok && node_aware(s.f) && gather_fits(s.f, row) && row <= rt.cfg.reduce_gather_max;
-}
+bool node_fits(shape &s) { return s.central_ok && node_aware(s.f) && central_fits(s, s.bytes * std::size_t(s.f.n)); }
 
 bool is(algo have, algo want) { return have == want; }
 

@@ -52,7 +52,7 @@ void group_sync(frame &f) {
 // get the signal alone, which keeps the exchange all-to-all: see the parity argument in
 // docs/collectives.md).
 char *gather(frame &f, const void *mine, std::size_t bytes, bool upward) {
-    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    char *buf = gather_region(f);
     std::memcpy(buf + std::size_t(f.me) * bytes, mine, bytes);
     for (int k = 1; k < f.n; ++k) {
         int j = (f.me + k) % f.n;
@@ -64,7 +64,7 @@ char *gather(frame &f, const void *mine, std::size_t bytes, bool upward) {
 }
 
 char *gather_to_root(frame &f, const void *mine, std::size_t bytes) {
-    char *buf = f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes;
+    char *buf = gather_region(f);
     if (f.me != 0) {
         put_signal(f, 0, buf + std::size_t(f.me) * bytes, mine, bytes, ctr::from(f.me));
         return nullptr;
