@@ -5,7 +5,7 @@
  * write into the dest (or pSync) that the receiver is still checking: on return, every PE's dest
  * holds this call's data. Covered: active-set broadcast (fixed and rotating root, whole world and
  * a strided subset), fcollect, collect, alltoall, sum_to_all; and the team forms (broadcast,
- * fcollect, collect, alltoall, sum_reduce, sum_inscan) alternating dest buffers the same way, and
+ * fcollect, collect, alltoall, alltoalls, sum_reduce, sum_inscan) alternating dest buffers the same way, and
  * team broadcasts alternating with fcollects.
  * Argument: the number of rounds of every phase (default 1000). */
 #include "common.h"
@@ -144,6 +144,22 @@ static void team_ops(int nelems) {
         for (int p = 0; p < npes; ++p) expect(d + p * nelems, p, i, me * nelems, nelems, "team alltoall", i);
         reset(d, (size_t)(nelems * npes));
     }
+    /* alltoalls, dst stride 2 (the gaps must keep RESET), sst 3: a strided dest takes the packed
+     * column through the member's own scratch in the central and node exchanges. */
+    for (int i = 0; i < rounds; ++i) {
+        int64_t *d = dst[i & 1];
+        for (int k = 0; k < nelems * npes; ++k) src[k * 3] = val(me, i, k);
+        CHECK_EQ_INT(0, shmem_int64_alltoalls(t, d, src, 2, 3, (size_t)nelems), "int64_alltoalls");
+        for (int p = 0; p < npes; ++p)
+            for (int k = 0; k < nelems; ++k) {
+                int64_t got = d[(p * nelems + k) * 2], want = val(p, i, me * nelems + k);
+                if (got != want)
+                    FAIL("team alltoalls, round %d: element %d from PE %d is %" PRId64 ", expected %" PRId64 "%s", i,
+                         k, p, got, want, got == RESET ? ": the dest was not written by this call" : "");
+                CHECK_EQ_INT(RESET, d[(p * nelems + k) * 2 + 1], "team alltoalls: a gap of the dest stride was written");
+            }
+        reset(d, (size_t)(2 * nelems * npes));
+    }
     for (int i = 0; i < rounds; ++i) {
         int64_t *d = dst[i & 1];
         for (int k = 0; k < nelems; ++k) src[k] = (int64_t)(i * 7 + k) * (me + 1);
@@ -220,7 +236,7 @@ int main(int argc, char **argv) {
     NOTE("active-set fcollect, collect, alltoall, sum_to_all: %d rounds each", rounds);
     team_ops(1);
     team_ops(9);
-    NOTE("team broadcast, fcollect, collect, alltoall, sum_reduce, sum_inscan: %d rounds each", rounds);
+    NOTE("team broadcast, fcollect, collect, alltoall, alltoalls, sum_reduce, sum_inscan: %d rounds each", rounds);
     team_mixed(1, 0);
     team_mixed(3, 1);
     NOTE("team broadcast then fcollect, fixed and rotating root: %d rounds each", rounds);

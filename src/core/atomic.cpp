@@ -294,20 +294,40 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
     seg_id s;
     std::size_t off;
     auto *sig = reinterpret_cast<std::uint64_t *>(h.sig_addr);
-    if (USHMEM_UNLIKELY(!locate(sig, 8, s, off) || (h.sig_addr & 7) ||
-                        (n && !locate(reinterpret_cast<void *>(h.data_addr), n, s, off))))
+    const std::size_t count = h.elem ? n / h.elem : 0;
+    const std::size_t span = h.elem && count ? (count - 1) * h.dst_stride + h.elem : n;
+    if (USHMEM_UNLIKELY((h.sig_addr && (!locate(sig, 8, s, off) || (h.sig_addr & 7))) ||
+                        (h.elem && n % h.elem) ||
+                        (span && !locate(reinterpret_cast<void *>(h.data_addr), span, s, off))))
         fatal("signal message", "internal error: a signal message for [%#" PRIx64 ", +%zu) and signal %#" PRIx64
                                 " lies outside this PE's symmetric segments",
-              h.data_addr, n, h.sig_addr);
-    if (n) std::memcpy(reinterpret_cast<void *>(h.data_addr), data, n);
+              h.data_addr, span, h.sig_addr);
+    if (h.elem) {
+        auto *d = reinterpret_cast<char *>(h.data_addr);
+        const auto *from = static_cast<const char *>(data);
+        for (std::size_t e = 0; e < count; ++e) std::memcpy(d + e * h.dst_stride, from + e * h.elem, h.elem);
+    } else if (n) {
+        std::memcpy(reinterpret_cast<void *>(h.data_addr), data, n);
+    }
+    if (!h.sig_addr) return;
     if (h.op == transport::signal_op::set) __atomic_store_n(sig, h.value, __ATOMIC_RELEASE);
     else __atomic_fetch_add(sig, h.value, __ATOMIC_RELEASE);
 }
 
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
-    const transport::signal_header h{data_raddr, sig_raddr, value, op, 0};
+    const transport::signal_header h{data_raddr, sig_raddr, value, op, 0, 0};
     if (const char *err = transport::signal_nbx(p.ep, h, data, n)) fatal(routine, "signal to PE %d failed: %s", pe, err);
+    c.note_pending(pe);
+}
+
+void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
+                     std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
+                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
+    const transport::signal_header h{data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem),
+                                     dst_stride};
+    if (const char *err = transport::signal_nbx(p.ep, h, data, n, src_stride))
+        fatal(routine, "strided put to PE %d failed: %s", pe, err);
     c.note_pending(pe);
 }
 

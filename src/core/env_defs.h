@@ -15,7 +15,7 @@ USHMEM_ENV(direct, "USHMEM_DIRECT", boolean, "1",
 USHMEM_ENV(progress_thread, "USHMEM_PROGRESS_THREAD", choice, "auto",
            "auto|on|off. A thread that progresses UCX so that software-emulated RMA (e.g. UCX_TLS=tcp) completes while the target computes. auto: only when a transport needs it.")
 USHMEM_ENV(signal_messages, "USHMEM_SIGNAL_MESSAGES", choice, "auto",
-           "auto|on|off. Send signals (collectives, put_signal) to a PE reached through UCX as active messages that carry the data with them, rather than as a put, a fence and a remote atomic. auto: where UCX emulates RMA and atomics with messages anyway (e.g. UCX_TLS=tcp), which saves the atomic's reply and the fence.")
+           "auto|on|off. Send signals (collectives, put_signal) to a PE reached through UCX as active messages that carry the data with them, rather than as a put, a fence and a remote atomic; strided puts (iput, ibput, alltoalls) as such messages too, many elements each, rather than a put per element. auto: where UCX emulates RMA and atomics with messages anyway (e.g. UCX_TLS=tcp), which saves the atomic's reply and the fence.")
 USHMEM_ENV(progress_handoff, "USHMEM_PROGRESS_HANDOFF", seconds, "0.0001",
            "Seconds after a PE's last call that drives UCX (a wait, a quiet) before its progress thread takes over serving the peers' requests to it. While the PE waits in the library it serves them itself and the thread stays asleep, so that arriving messages do not wake it for nothing; the period doubles (up to 32x) while the PE keeps progressing, so that the thread's looks do not take the PE's core in a communication loop.")
 USHMEM_ENV(heap_address, "USHMEM_HEAP_ADDRESS", string, "auto",
@@ -61,6 +61,6 @@ USHMEM_ENV(reduce_algo, "USHMEM_REDUCE_ALGO", string, "auto",
 USHMEM_ENV(reduce_gather_max, "USHMEM_REDUCE_GATHER_MAX", size, "2K",
            "auto reductions and scans: contributions up to this size use the gather algorithm (if the team scratch holds them).")
 USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",
-           "auto|flat|ring|central|node. collect/fcollect: every PE puts its block to every PE; a ring; (fcollect, and alltoall too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs); or (collect, fcollect, alltoall; teams across nodes) through one leader per node (auto otherwise for teams across nodes).")
+           "auto|flat|ring|central|node. collect/fcollect: every PE puts its block to every PE; a ring; (fcollect, and alltoall(s) too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs); or (collect, fcollect, alltoall(s); teams across nodes) through one leader per node (auto otherwise for teams across nodes).")
 USHMEM_ENV(scan_algo, "USHMEM_SCAN_ALGO", string, "auto",
            "auto|gather|read|hs. Scans: gather through team scratch, direct reads (same-node teams), or chunked Hillis-Steele.")

@@ -84,6 +84,25 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
+    if (nblocks > 1 && bytes <= signal_message_max / 2) {
+        seg_id ds;
+        std::size_t doff;
+        locate_or_fail(routine, "destination", dest, bytes, pe, ds, doff);
+        peer &p = target(routine, pe, ds);
+        if (p.how[ds] == route::ucx && p.msg_signals && !c.own_worker) {
+            // Where the peer's RMA is emulated (runtime.hpp, signal messages): as many blocks per
+            // message as fit, instead of a message per block. The message holds a copy: the
+            // source may be reused on return, as for a blocking put.
+            const std::size_t per = signal_message_max / bytes, dstep = std::size_t(dst) * elem,
+                              sstep = std::size_t(sst) * elem;
+            for (std::size_t i = 0; i < nblocks; i += per) {
+                const std::size_t k = std::min(per, nblocks - i);
+                strided_message(routine, c, p, pe, p.rbase[ds] + doff + i * dstep, dstep, s + i * sstep, sstep, bytes,
+                                k * bytes, 0, 0);
+            }
+            return;
+        }
+    }
     // Blocking per block: the routine returns when the source may be reused.
     for (std::size_t i = 0; i < nblocks; ++i)
         put(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, false);

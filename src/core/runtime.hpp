@@ -400,6 +400,11 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op);
+// The strided form: n / elem elements of `elem` bytes, src_stride apart in `data`, to data_raddr +
+// i * dst_stride on the peer; sig_raddr 0: no signal.
+void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
+                     std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
+                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value);
 // Data up to this size travels in the signal message itself; larger goes as a put before it.
 constexpr std::size_t signal_message_max = 64 * 1024;
 

@@ -133,13 +133,20 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
 
-const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n) {
+const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
+                       std::size_t src_stride) {
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
     // microseconds of a message); freed at once when UCX sent it inline, else by the callback.
     auto *copy = static_cast<char *>(std::malloc(sizeof hdr + n));
     if (!copy) return "out of memory for a signal message";
     std::memcpy(copy, &hdr, sizeof hdr);
-    if (n) std::memcpy(copy + sizeof hdr, data, n);
+    if (src_stride && hdr.elem) {
+        const auto *from = static_cast<const char *>(data);
+        for (std::size_t e = 0, at = 0; at < n; ++e, at += hdr.elem)
+            std::memcpy(copy + sizeof hdr + at, from + e * src_stride, hdr.elem);
+    } else if (n) {
+        std::memcpy(copy + sizeof hdr, data, n);
+    }
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     // Eager only: the handler must get the data in the message (a rendezvous would need a receive).

@@ -207,10 +207,14 @@ constexpr unsigned signal_am_id = 17;
 enum class signal_op : std::uint32_t { add = 0, set = 1 };
 struct signal_header {
     std::uint64_t data_addr;  // target address of the data (ignored when there is none)
-    std::uint64_t sig_addr;   // target address of the 64-bit signal word
+    std::uint64_t sig_addr;   // target address of the 64-bit signal word; 0: no signal
     std::uint64_t value;
     signal_op op;
-    std::uint32_t pad;
+    // 0: the data is stored contiguously at data_addr. Otherwise it is elements of `elem` bytes,
+    // stored dst_stride bytes apart from data_addr on: a strided put over an emulated transport
+    // in one message, where puts would cost a message (and a system call each side) per element.
+    std::uint32_t elem;
+    std::uint64_t dst_stride;
 };
 // Runs in the progress of the main worker (the PE's or the progress thread's) for each message.
 using signal_handler = void (*)(const signal_header &h, const void *data, std::size_t n);
@@ -219,7 +223,10 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
 // connection, would otherwise block the sender). Completion through flush, errors through
 // take_async_error. nullptr, or UCX's description of why it could not be issued.
-const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n);
+// src_stride (strided messages, hdr.elem != 0): the n bytes are n / hdr.elem elements, src_stride
+// bytes apart in `data`, packed into the message; 0: contiguous.
+const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
+                       std::size_t src_stride = 0);
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);

@@ -5,20 +5,35 @@
 
 namespace ushmem::core::coll {
 
+void a2a_dest::unpack(const char *col) const {
+    if (contiguous()) return std::memcpy(d, col, count * elem), void();
+    for (std::size_t e = 0; e < count; ++e) std::memcpy(d + e * stride, col + e * elem, elem);
+}
+
+void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *region, int id) {
+    put_signal(f, to, d.contiguous() ? d.d : region, col, d.count * d.elem, id);  // blocking: col may be refilled
+}
+
+void a2a_receive(frame &f, int from, const a2a_dest &d, const char *region) {
+    wait_ctr(f, ctr::from(from), 1);
+    if (!d.contiguous()) d.unpack(region);
+}
+
 namespace {
-// More PEs than CPUs: every member's whole source to rank 0's gather region (row r at
+// More PEs than CPUs: every member's whole source (packed) to rank 0's gather region (row r at
 // r * n * bytes), rank 0 returns to each member its column (2 (n - 1) messages instead of
 // n (n - 1)).
-void alltoall_central(frame &f, char *dest, const char *src, std::size_t bytes) {
+void alltoall_central(frame &f, const a2a_dest &d, const char *src, std::size_t bytes) {
     const std::size_t n = std::size_t(f.n), row = n * bytes;
-    const char *buf = gather_to_root(f, src, row);
-    if (!buf) return central_wait(f);
+    char *buf = gather_to_root(f, src, row);
+    if (!buf) return a2a_receive(f, 0, d, last_gather_region(f));
     std::vector<char> col(row);
-    for (std::size_t j = 1; j < n; ++j) {
+    for (std::size_t k = 1; k <= n; ++k) {  // its own column last: the others can go on
+        const std::size_t j = k % n;
         for (std::size_t r = 0; r < n; ++r) std::memcpy(col.data() + r * bytes, buf + r * row + j * bytes, bytes);
-        central_reply(f, int(j), dest, col.data(), row);  // a blocking put: col may be refilled
+        if (j == 0) d.unpack(col.data());
+        else a2a_deliver(f, int(j), d, col.data(), buf, ctr::from(0));
     }
-    for (std::size_t r = 0; r < n; ++r) std::memcpy(dest + r * bytes, buf + r * row, bytes);
 }
 } // namespace
 
@@ -30,8 +45,9 @@ void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     shape sh{family::alltoall, f, bytes};
     sh.central_ok = true;
     const plan p = select(sh);
-    if (p == plan::alltoall_central) return alltoall_central(f, d, s, bytes);
-    if (p == plan::alltoall_node) return alltoall_node(f, d, s, bytes);
+    const a2a_dest ad{d, bytes, bytes, std::size_t(f.n)};
+    if (p == plan::alltoall_central) return alltoall_central(f, ad, s, bytes);
+    if (p == plan::alltoall_node) return alltoall_node(f, ad, s, bytes);
     const bool flat = p == plan::alltoall_flat;
     for (int k = 1; k < f.n; ++k) {
         int j = (f.me + k) % f.n;
@@ -51,12 +67,25 @@ void alltoalls_impl(frame &f, void *dest, const void *src, std::ptrdiff_t dst, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t me = std::size_t(f.me), ds = std::size_t(dst) * elem, ss = std::size_t(sst) * elem;
-    // Own block: local strided copy.
-    for (std::size_t i = 0; i < nelems; ++i)
-        std::memmove(d + (me * nelems + i) * ds, s + (me * nelems + i) * ss, elem);
-    if (f.n == 1 || nelems == 0) return;
+    auto own_block = [&] {
+        for (std::size_t i = 0; i < nelems; ++i)
+            std::memmove(d + (me * nelems + i) * ds, s + (me * nelems + i) * ss, elem);
+    };
+    if (f.n == 1 || nelems == 0) return own_block();
     shape sh{family::alltoall, f, nelems * elem};
-    const bool flat = select(sh) == plan::alltoall_flat;
+    sh.central_ok = true;
+    const plan p = select(sh);
+    if (p == plan::alltoall_central || p == plan::alltoall_node) {
+        // The source packed (it travels whole to one PE); the column comes back packed.
+        const std::size_t count = std::size_t(f.n) * nelems;
+        std::vector<char> packed(count * elem);
+        for (std::size_t e = 0; e < count; ++e) std::memcpy(packed.data() + e * elem, s + e * ss, elem);
+        const a2a_dest ad{d, elem, ds, count};
+        if (p == plan::alltoall_central) return alltoall_central(f, ad, packed.data(), nelems * elem);
+        return alltoall_node(f, ad, packed.data(), nelems * elem);
+    }
+    own_block();
+    const bool flat = p == plan::alltoall_flat;
     for (int k = 1; k < f.n; ++k) {
         std::size_t j = std::size_t((f.me + k) % f.n);
         put_strided_signal(f, int(j), d + me * nelems * ds, ds, s + j * nelems * ss, ss, elem, nelems,

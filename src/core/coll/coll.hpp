@@ -160,7 +160,7 @@ struct shape {
     std::size_t bytes = 0;
     const void *a = nullptr, *b = nullptr;
     bool offsets_known = true;
-    bool central_ok = false;   // the call has a central variant (fcollect, alltoall; not collect, alltoalls)
+    bool central_ok = false;   // the call has a central variant (fcollect, alltoall(s); not collect)
     signed char direct_ = -1;  // direct(), once known
     bool direct();             // every member's a, b and counters by load/store
 };
@@ -177,6 +177,8 @@ void flat_exchange_wait(frame &f);              // one from(s) signal from every
 // member alike, so a member that enters the next gather exchange while another still reads this
 // one writes the other half (docs/collectives.md, "Back-to-back calls").
 inline char *gather_region(frame &f) { return f.gbuf + std::size_t(f.t->gather_epoch++ & 1) * f.gbytes; }
+// The half that the last gather_region() call returned.
+inline char *last_gather_region(frame &f) { return f.gbuf + std::size_t((f.t->gather_epoch - 1) & 1) * f.gbytes; }
 char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false);
 bool gather_fits(const frame &f, std::size_t bytes);
 // The central exchange (nodes with more PEs than CPUs): every member puts `bytes` of `mine` into
@@ -267,7 +269,23 @@ bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
-void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes);
+// An all-to-all's destination on every member: n blocks of `nelems` elements of `elem` bytes,
+// `stride` bytes apart (alltoall: one element of the block's size per block). The central and
+// node variants assemble each member's column (`count` = n * nelems elements, packed) in one
+// place: a contiguous one goes straight to the member's dest; a strided one over the network
+// would cost a message per element, so it goes packed to the member's own gather region (the
+// same half as the sender's: the member does not use it in this call), and the member unpacks it.
+struct a2a_dest {
+    char *d;
+    std::size_t elem, stride, count;
+    bool contiguous() const { return stride == elem; }
+    void unpack(const char *col) const;
+};
+// The column `col` (packed) to member `to`, with signal `id`; `region`: this call's gather region.
+void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *region, int id);
+// Waits for the column from rank `from`, then unpacks it from `region` when strided.
+void a2a_receive(frame &f, int from, const a2a_dest &d, const char *region);
+void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes);
 // off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
                   const std::size_t *len = nullptr);

@@ -309,6 +309,18 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
             char *d = p.direct[ds] + doff;
             for (std::size_t i = 0; i < count; ++i) std::memcpy(d + i * dstride, src + i * sstride, elem);
             dir = true;
+        } else if (p.msg_signals && count * elem <= signal_message_max && p.how[f.cseg] == route::ucx) {
+            // Emulated RMA: the elements and the signal in one message (runtime.hpp), not a
+            // message per element and a flush.
+            std::uint64_t sig = 0;
+            if (id >= 0) {
+                if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
+                sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
+            }
+            strided_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, dstride, src, sstride, elem, count * elem,
+                            sig, 1);
+            if (id < 0) f.used_ucx_puts = true;
+            return;
         } else if (dstride == elem) {
             std::vector<char> pack(count * elem);
             for (std::size_t i = 0; i < count; ++i) std::memcpy(pack.data() + i * elem, src + i * sstride, elem);

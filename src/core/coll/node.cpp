@@ -204,7 +204,8 @@ void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, cons
 // member at position p at p * row; node k's region (its members' positions) on another node K's
 // leader holds, instead, node k's blocks for K: i-th member of k to j-th member of K at
 // (i * |K| + j) * bytes (|K| blocks per member of k: they fit in its row).
-void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes) {
+// A strided dest (alltoalls): the columns go packed, through each member's own region (a2a_dest).
+void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes) {
     const nodes_view v = view(f);
     const team &t = *f.t;
     const std::size_t n = std::size_t(f.n), row = n * bytes;
@@ -216,8 +217,7 @@ void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes) {
     if (f.me != leader) {
         const std::size_t p = mine_first + std::size_t(std::find(v.begin(v.mine), v.end(v.mine), f.me) - v.begin(v.mine));
         put_signal(f, leader, buf + p * row, src, row, ctr::from(f.me));
-        wait_ctr(f, ctr::from(leader), 1);  // the column came with it
-        return;
+        return a2a_receive(f, leader, d, buf);  // the column came with the signal
     }
     // The leader is its node's lowest rank, hence its first position.
     std::memcpy(buf + mine_first * row, src, row);
@@ -249,8 +249,8 @@ void alltoall_node(frame &f, char *dest, const char *src, std::size_t bytes) {
                 std::memcpy(col + from * bytes, blk, bytes);
             }
         }
-        if (to == f.me) std::memcpy(dest, col, row);
-        else put_signal(f, to, dest, col, row, ctr::from(f.me));
+        if (to == f.me) d.unpack(col);
+        else a2a_deliver(f, to, d, col, buf, ctr::from(f.me));
     }
 }
 
