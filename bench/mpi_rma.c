@@ -6,6 +6,7 @@
  *   put_bw      window x MPI_Put + MPI_Win_flush(1)
  *   get_bw      window x MPI_Get + MPI_Win_flush(1)
  *   msg_rate    window x 8 B MPI_Put + MPI_Win_flush(1)   (millions of puts per second)
+ *   iput_lat    MPI_Put of 64 longs to a vector type (stride 2) + MPI_Win_flush(1)
  * (p_lat / g_lat / *_blk / *_nbi_lat have no distinct MPI form and are not offered.)
  * With more than 2 ranks, rank 0 targets the last rank and the others wait in MPI_Barrier.
  *
@@ -31,6 +32,7 @@ struct ctx {
     char *base[RB_NLOCS];
     int window;
     int target; /* the last rank */
+    MPI_Datatype every_other; /* iput_lat's target type: RB_IPUT_BYTES / 8 longs, stride 2 */
 };
 
 static const MPI_Aint SRC_OFF = 0, DST_OFF = (MPI_Aint)RB_MAX_SIZE;
@@ -46,6 +48,13 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
         char *src = c->base[j->src] + SRC_OFF;
         MPI_Win win = c->win[j->dst];
         const int wn = rb_is_windowed(j->test) ? w : 1;
+        if (j->test == RB_IPUT_LAT) {
+            for (long i = 0; i < n; ++i) {
+                MPI_Put(src, size / 8, MPI_LONG, pe, DST_OFF, 1, c->every_other, win);
+                MPI_Win_flush(pe, win);
+            }
+            return rb_now_ns() - t0;
+        }
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < wn; ++k) MPI_Put(src, size, MPI_BYTE, pe, DST_OFF, size, MPI_BYTE, win);
             MPI_Win_flush(pe, win);
@@ -65,10 +74,10 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
 static int check_bytes(const char *what, const struct rb_job *j, const char *buf, unsigned char tag, int me)
 {
     const unsigned char *b = (const unsigned char *)buf;
-    if (b[0] == tag && b[j->size - 1] == tag) return 0;
+    const size_t last = rb_dst_span(j->test, j->size) - 1;
+    if (b[0] == tag && b[last] == tag) return 0;
     fprintf(stderr, "CHECK FAILED rank=%d test=%s size=%zu src=%s dst=%s: %s got [0]=%u [last]=%u want %u\n", me,
-            rb_test_names[j->test], j->size, rb_loc_names[j->src], rb_loc_names[j->dst], what, b[0], b[j->size - 1],
-            tag);
+            rb_test_names[j->test], j->size, rb_loc_names[j->src], rb_loc_names[j->dst], what, b[0], b[last], tag);
     return 1;
 }
 
@@ -76,7 +85,8 @@ int main(int argc, char **argv)
 {
     struct rb_opts o;
     memset(&o, 0, sizeof o);
-    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE);
+    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
+                  (1u << RB_IPUT_LAT);
     int prc = rb_parse_opts(argc, argv, &o);
 
     MPI_Init(&argc, &argv);
@@ -93,6 +103,8 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.window = o.window;
     c.target = np - 1;
+    MPI_Type_vector(RB_IPUT_BYTES / 8, 1, 2, MPI_LONG, &c.every_other);
+    MPI_Type_commit(&c.every_other);
     MPI_Win_allocate((MPI_Aint)(2 * RB_MAX_SIZE), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.base[RB_HEAP], &c.win[RB_HEAP]);
     c.base[RB_STATIC] = (char *)&g_buf;
     memset(&g_buf, 0, sizeof g_buf);
@@ -129,7 +141,8 @@ int main(int argc, char **argv)
         const int put = rb_is_put(j->test);
         /* Source data on the side that owns it; clear the destination on the side that receives. */
         if ((put && me == 0) || (!put && me == c.target)) memset(c.base[j->src] + SRC_OFF, tag, j->size);
-        if ((put && me == c.target) || (!put && me == 0)) memset(c.base[j->dst] + DST_OFF, 0, j->size);
+        if ((put && me == c.target) || (!put && me == 0))
+            memset(c.base[j->dst] + DST_OFF, 0, rb_dst_span(j->test, j->size));
         for (int l = 0; l < RB_NLOCS; ++l) MPI_Win_sync(c.win[l]);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) {
@@ -156,6 +169,7 @@ int main(int argc, char **argv)
         MPI_Win_unlock_all(c.win[l]);
         MPI_Win_free(&c.win[l]);
     }
+    MPI_Type_free(&c.every_other);
     free(jobs);
     free(res);
     MPI_Finalize();

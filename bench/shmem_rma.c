@@ -16,6 +16,7 @@
  *   put_nbi_lat shmem_putmem_nbi(size) + shmem_quiet
  *   get_nbi_lat shmem_getmem_nbi(size) + shmem_quiet
  *   msg_rate    window x 8 B shmem_putmem_nbi + shmem_quiet  (millions of puts per second)
+ *   iput_lat    shmem_long_iput of 64 longs, dest stride 2, + shmem_quiet (size 512 B)
  *
  * Locations: "heap" = shmem_malloc'd symmetric heap, "static" = a global array (symmetric data
  * segment). For a put, src is the local source and dst the remote target; for a get, src is the
@@ -90,6 +91,12 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             shmem_quiet();
         }
         break;
+    case RB_IPUT_LAT:
+        for (long i = 0; i < n; ++i) {
+            shmem_long_iput((long *)(void *)dst, (const long *)(const void *)src, 2, 1, size / 8, pe);
+            shmem_quiet();
+        }
+        break;
     case RB_MSG_RATE:
     case RB_PUT_BW:
         for (long i = 0; i < n; ++i) {
@@ -123,10 +130,10 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
 static int check_bytes(const char *what, const struct rb_job *j, const char *buf, unsigned char tag, int me)
 {
     const unsigned char *b = (const unsigned char *)buf;
-    if (b[0] == tag && b[j->size - 1] == tag) return 0;
+    const size_t last = rb_dst_span(j->test, j->size) - 1;
+    if (b[0] == tag && b[last] == tag) return 0;
     fprintf(stderr, "CHECK FAILED pe=%d test=%s size=%zu src=%s dst=%s: %s got [0]=%u [last]=%u want %u\n", me,
-            rb_test_names[j->test], j->size, rb_loc_names[j->src], rb_loc_names[j->dst], what, b[0], b[j->size - 1],
-            tag);
+            rb_test_names[j->test], j->size, rb_loc_names[j->src], rb_loc_names[j->dst], what, b[0], b[last], tag);
     return 1;
 }
 
@@ -204,7 +211,7 @@ int main(int argc, char **argv)
         /* Clear what the operation writes: the target's buffer for a put, the initiator's for a get. */
         if ((put && me == c.target) || (!put && me == 0)) {
             if (word) *c.ldst[j->dst] = 0;
-            else memset(c.dst[j->dst], 0, j->size);
+            else memset(c.dst[j->dst], 0, rb_dst_span(j->test, j->size));
         }
         shmem_barrier_all();
         if (me == 0) {

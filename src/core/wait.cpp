@@ -228,6 +228,10 @@ void wait_state::hold_signals() {
 }
 
 void wait_state::release_signals() {
+    if (marked_) {
+        transport::pe_waiting(false);
+        marked_ = false;
+    }
     if (!held_) return;
     pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
     held_ = false;
@@ -260,6 +264,17 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         }
         if (wait_now_ns() - start_ns_ < g_wait.spin_ns) return;
         spinning_ = false;
+    }
+    // The slow part: yields and sleeps, with a progress call at every poll where this wait
+    // progresses at every poll (every lane emulated, or a wait that asks for it). A PE runnable
+    // behind other threads (more threads than CPUs) looks idle to the progress thread for a slice;
+    // its takeover then serves nothing that this wait would not serve when it runs, and costs a
+    // wake-up and the worker lock passed back and forth (ucx.hpp, pe_waiting). Not where the wait
+    // progresses only every few polls (waits on direct signals): there the thread serves the
+    // network while the PE yields.
+    if (!marked_ && (g_events_only || mask_ == 0)) {
+        transport::pe_waiting(true);
+        marked_ = true;
     }
     // Progress with signals held (a signal handler's exit must not re-enter UCX), then look again.
     // Where signals are not held across polls (not g_events_only), only as often as the wait asks
