@@ -7,6 +7,7 @@
  *   get_bw      window x MPI_Get + MPI_Win_flush(1)
  *   msg_rate    window x 8 B MPI_Put + MPI_Win_flush(1)   (millions of puts per second)
  *   iput_lat    MPI_Put of 64 longs to a vector type (stride 2) + MPI_Win_flush(1)
+ *   iget_lat    MPI_Get of 64 longs from a vector type (stride 2) + MPI_Win_flush(1)
  * (p_lat / g_lat / *_blk / *_nbi_lat have no distinct MPI form and are not offered.)
  * With more than 2 ranks, rank 0 targets the last rank and the others wait in MPI_Barrier.
  *
@@ -32,7 +33,7 @@ struct ctx {
     char *base[RB_NLOCS];
     int window;
     int target; /* the last rank */
-    MPI_Datatype every_other; /* iput_lat's target type: RB_IPUT_BYTES / 8 longs, stride 2 */
+    MPI_Datatype every_other; /* iput/iget_lat's target type: RB_IPUT_BYTES / 8 longs, stride 2 */
 };
 
 static const MPI_Aint SRC_OFF = 0, DST_OFF = (MPI_Aint)RB_MAX_SIZE;
@@ -63,6 +64,13 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
         char *dst = c->base[j->dst] + DST_OFF;
         MPI_Win win = c->win[j->src];
         const int wn = rb_is_bw(j->test) ? w : 1;
+        if (j->test == RB_IGET_LAT) {
+            for (long i = 0; i < n; ++i) {
+                MPI_Get(dst, size / 8, MPI_LONG, pe, SRC_OFF, 1, c->every_other, win);
+                MPI_Win_flush(pe, win);
+            }
+            return rb_now_ns() - t0;
+        }
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < wn; ++k) MPI_Get(dst, size, MPI_BYTE, pe, SRC_OFF, size, MPI_BYTE, win);
             MPI_Win_flush(pe, win);
@@ -86,7 +94,7 @@ int main(int argc, char **argv)
     struct rb_opts o;
     memset(&o, 0, sizeof o);
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
-                  (1u << RB_IPUT_LAT);
+                  (1u << RB_IPUT_LAT) | (1u << RB_IGET_LAT);
     int prc = rb_parse_opts(argc, argv, &o);
 
     MPI_Init(&argc, &argv);
@@ -140,7 +148,8 @@ int main(int argc, char **argv)
         const unsigned char tag = rb_tag(i);
         const int put = rb_is_put(j->test);
         /* Source data on the side that owns it; clear the destination on the side that receives. */
-        if ((put && me == 0) || (!put && me == c.target)) memset(c.base[j->src] + SRC_OFF, tag, j->size);
+        if ((put && me == 0) || (!put && me == c.target))
+            memset(c.base[j->src] + SRC_OFF, tag, rb_src_span(j->test, j->size));
         if ((put && me == c.target) || (!put && me == 0))
             memset(c.base[j->dst] + DST_OFF, 0, rb_dst_span(j->test, j->size));
         for (int l = 0; l < RB_NLOCS; ++l) MPI_Win_sync(c.win[l]);

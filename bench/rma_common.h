@@ -44,14 +44,16 @@ enum rb_test {
     RB_FADD_LAT,    /* 8 B fetch-add, raw UCX only (ucx_raw.c): the AMO baseline of the network table;
                        OpenSHMEM and MPI atomics are measured by shmem_amo.c and mpi_amo.c */
     RB_IPUT_LAT,    /* long_iput of size / 8 longs, dest stride 2, + quiet | MPI_Put to a vector type + MPI_Win_flush */
+    RB_IGET_LAT,    /* long_iget of size / 8 longs, source stride 2 | MPI_Get from a vector type + MPI_Win_flush */
     RB_NTESTS
 };
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
-    "put_nbi_lat", "get_nbi_lat", "msg_rate", "fadd_lat", "iput_lat",
+    "put_nbi_lat", "get_nbi_lat", "msg_rate", "fadd_lat", "iput_lat", "iget_lat",
 };
-/* The strided put's data: 64 longs (its row in the reports), stored every other long. */
+/* The strided put's and get's data: 64 longs (their rows in the reports), every other long of the
+ * remote buffer. */
 #define RB_IPUT_BYTES 512
 
 enum rb_loc { RB_HEAP, RB_STATIC, RB_NLOCS };
@@ -65,6 +67,8 @@ static inline int rb_is_put(int t)
 /* Bytes of the destination a job's data spans, and the offset of the last byte it writes (the
  * strided put leaves every other long untouched). */
 static inline size_t rb_dst_span(int t, size_t size) { return t == RB_IPUT_LAT ? 2 * size - 8 : size; }
+static inline size_t rb_src_span(int t, size_t size) { return t == RB_IGET_LAT ? 2 * size - 8 : size; }
+static inline int rb_is_strided(int t) { return t == RB_IPUT_LAT || t == RB_IGET_LAT; }
 static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
 /* Message rate: a window of 8 B non-blocking puts then one completion; reported in millions of
  * messages per second (the window's puts, not the completions, are the messages). */
@@ -272,7 +276,7 @@ static inline void rb_add(struct rb_job *jobs, int *n, const struct rb_opts *o, 
                           int dst)
 {
     if (!(o->supported & (1u << test)) || *n >= RB_MAX_JOBS) return;
-    if (test != RB_IPUT_LAT && (size < o->min_size || size > o->max_size)) return;  /* iput_lat: one size */
+    if (!rb_is_strided(test) && (size < o->min_size || size > o->max_size)) return;  /* iput/iget_lat: one size */
     jobs[*n].test = test;
     jobs[*n].size = size;
     jobs[*n].src = src;
@@ -290,8 +294,8 @@ static inline int rb_build_jobs(const struct rb_opts *o, struct rb_job *jobs)
             if (!(o->tests & (1u << t))) continue;
             for (unsigned lc = 0; lc < 4; ++lc) {
                 if (!(locs & (1u << lc))) continue;
-                if (rb_is_fixed8(t) || t == RB_IPUT_LAT) {
-                    rb_add(jobs, &n, o, t, t == RB_IPUT_LAT ? RB_IPUT_BYTES : 8, (int)lc / 2, (int)lc % 2);
+                if (rb_is_fixed8(t) || rb_is_strided(t)) {
+                    rb_add(jobs, &n, o, t, rb_is_strided(t) ? RB_IPUT_BYTES : 8, (int)lc / 2, (int)lc % 2);
                     continue;
                 }
                 for (size_t s = o->min_size; s <= o->max_size; s *= o->step)
@@ -314,6 +318,7 @@ static inline int rb_build_jobs(const struct rb_opts *o, struct rb_job *jobs)
     rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_STATIC);
     rb_add(jobs, &n, o, RB_IPUT_LAT, RB_IPUT_BYTES, RB_HEAP, RB_HEAP);
+    rb_add(jobs, &n, o, RB_IGET_LAT, RB_IPUT_BYTES, RB_HEAP, RB_HEAP);
     /* Static (global array) source and/or target. */
     rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_STATIC, RB_HEAP);
     rb_add(jobs, &n, o, RB_PUT_LAT, 8, RB_HEAP, RB_STATIC);

@@ -17,6 +17,7 @@
  *   get_nbi_lat shmem_getmem_nbi(size) + shmem_quiet
  *   msg_rate    window x 8 B shmem_putmem_nbi + shmem_quiet  (millions of puts per second)
  *   iput_lat    shmem_long_iput of 64 longs, dest stride 2, + shmem_quiet (size 512 B)
+ *   iget_lat    shmem_long_iget of 64 longs, source stride 2 (size 512 B)
  *
  * Locations: "heap" = shmem_malloc'd symmetric heap, "static" = a global array (symmetric data
  * segment). For a put, src is the local source and dst the remote target; for a get, src is the
@@ -96,6 +97,9 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             shmem_long_iput((long *)(void *)dst, (const long *)(const void *)src, 2, 1, size / 8, pe);
             shmem_quiet();
         }
+        break;
+    case RB_IGET_LAT:
+        for (long i = 0; i < n; ++i) shmem_long_iget((long *)(void *)dst, (const long *)(const void *)src, 1, 2, size / 8, pe);
         break;
     case RB_MSG_RATE:
     case RB_PUT_BW:
@@ -206,7 +210,7 @@ int main(int argc, char **argv)
         /* Prepare the data the operation moves: the initiator's source for a put, the target's for a get. */
         if ((put && me == 0) || (!put && me == c.target)) {
             if (word) *c.lsrc[j->src] = tag;
-            else memset(c.src[j->src], tag, j->size);
+            else memset(c.src[j->src], tag, rb_src_span(j->test, j->size));
         }
         /* Clear what the operation writes: the target's buffer for a put, the initiator's for a get. */
         if ((put && me == c.target) || (!put && me == 0)) {

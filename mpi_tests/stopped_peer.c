@@ -13,6 +13,8 @@
  *   get       blocking shmem_getmem
  *   fadd      shmem_long_atomic_fetch_add
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
+ *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
+ *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)
  *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
  *             member keeping the collective waiting)
  *   reduce    every other PE: shmem_long_sum_reduce on SHMEM_TEAM_WORLD (likewise)
@@ -29,7 +31,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|iget|iput|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -70,6 +72,14 @@ int main(int argc, char **argv) {
                 shmem_getmem(&v, data, sizeof v, target);
             } else if (!strcmp(mode, "fadd")) {
                 v += shmem_long_atomic_fetch_add(&data[1], 1, target);
+            } else if (!strcmp(mode, "iget")) {
+                long got[4];
+                shmem_long_iget(got, data, 1, 2, 4, target);
+                v += got[0];
+            } else if (!strcmp(mode, "iput")) {
+                long put[4] = {i, i, i, i};
+                shmem_long_iput(data, put, 2, 1, 4, target);
+                shmem_quiet();
             } else if (!strcmp(mode, "fence")) {
                 shmem_putmem(data, &i, sizeof i, target);
                 shmem_fence();

@@ -1,6 +1,10 @@
 // The UCX side of RMA, and strided transfers.
 #include "core/runtime.hpp"
 
+#include <cinttypes>
+#include <mutex>
+#include <unordered_map>
+
 namespace ushmem::core {
 namespace {
 [[noreturn]] void fail_op(const char *routine, const char *op, int pe, ucs_status_t st) {
@@ -108,6 +112,87 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
         put(routine, c, d + i * std::size_t(dst) * elem, s + i * std::size_t(sst) * elem, bytes, pe, false);
 }
 
+// ---- strided gets as messages -------------------------------------------------------------------
+// A get in flight: where its replies go. Registered under an id until the get ends (done or
+// abandoned: a timeout that throws), so a reply that comes later finds nothing and writes nothing.
+namespace {
+struct strided_get {
+    char *dest;
+    std::size_t dstep, bytes, per;  // blocks per request: request i's at dest + i * per * dstep
+    std::atomic<std::size_t> left;  // requests not yet answered
+};
+std::mutex g_gets_lock;
+std::unordered_map<std::uint64_t, strided_get *> g_gets;
+std::uint64_t g_gets_next = 1;
+constexpr unsigned gets_chunk_bits = 24;  // cookie: id << 24 | request index
+} // namespace
+
+void pack_strided_get(const transport::gather_header &h, void *out) {
+    // Addresses computed by a peer of this job from our own bases: one outside them is our bug.
+    seg_id s;
+    std::size_t off;
+    const std::size_t span = h.count ? (std::size_t(h.count) - 1) * h.src_stride + h.elem : 0;
+    if (USHMEM_UNLIKELY(span && !locate(reinterpret_cast<const void *>(h.src_addr), span, s, off)))
+        fatal("strided get", "internal error: a strided get of [%#" PRIx64 ", +%zu) lies outside this PE's symmetric "
+                             "segments", h.src_addr, span);
+    const auto *from = reinterpret_cast<const char *>(h.src_addr);
+    auto *to = static_cast<char *>(out);
+    for (std::size_t e = 0; e < h.count; ++e) std::memcpy(to + e * h.elem, from + e * h.src_stride, h.elem);
+}
+
+void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n) {
+    std::lock_guard<std::mutex> g(g_gets_lock);
+    auto it = g_gets.find(cookie >> gets_chunk_bits);
+    if (it == g_gets.end()) return;  // abandoned
+    strided_get &r = *it->second;
+    char *d = r.dest + std::size_t(cookie & ((1u << gets_chunk_bits) - 1)) * r.per * r.dstep;
+    const auto *from = static_cast<const char *>(data);
+    for (std::size_t i = 0; i < n / r.bytes; ++i) std::memcpy(d + i * r.dstep, from + i * r.bytes, r.bytes);
+    r.left.fetch_sub(1, std::memory_order_release);
+}
+
+namespace {
+// The blocks through messages where the peer's RMA is emulated (runtime.hpp); false: not there.
+bool get_strided_messages(const char *routine, context &c, char *d, const char *s, std::size_t dstep,
+                          std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe) {
+    seg_id ss;
+    std::size_t soff;
+    locate_or_fail(routine, "source", s, bytes, pe, ss, soff);
+    peer &p = target(routine, pe, ss);
+    if (p.how[ss] != route::ucx || !p.msg_signals || c.own_worker) return false;
+    // Behind this context's earlier puts to that PE (a get sees them): completed first.
+    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) pe_quiet(routine, c, pe);
+    strided_get rec{d, dstep, bytes, signal_message_max / bytes, {0}};
+    const std::size_t requests = (nblocks + rec.per - 1) / rec.per;
+    rec.left.store(requests, std::memory_order_relaxed);
+    std::uint64_t id;
+    {
+        std::lock_guard<std::mutex> g(g_gets_lock);
+        id = g_gets_next++;
+        g_gets.emplace(id, &rec);
+    }
+    struct unregister {
+        std::uint64_t id;
+        ~unregister() {
+            std::lock_guard<std::mutex> g(g_gets_lock);
+            g_gets.erase(id);
+        }
+    } guard{id};
+    for (std::size_t i = 0; i < requests; ++i) {
+        const std::size_t k = std::min(rec.per, nblocks - i * rec.per);
+        const transport::gather_header h{p.rbase[ss] + soff + i * rec.per * sstep, sstep, id << gets_chunk_bits | i,
+                                         std::uint32_t(bytes), std::uint32_t(k)};
+        if (const char *err = transport::gather_nbx(p.ep, h)) fatal(routine, "strided get from PE %d failed: %s", pe, err);
+    }
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "the reply to a strided get; no answer yet from PE %d (that PE is stopped, hung, overloaded or "
+                  "unreachable%s)", pe, rt.progress_thread ? "" : ", or computes without calling the library");
+    wait_for(routine, what, [&rec] { return rec.left.load(std::memory_order_acquire) == 0; }, false, on_other_node(pe));
+    return true;
+}
+} // namespace
+
 void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     check_strided(routine, "source", src, sst, bsize, nblocks, elem, pe);
@@ -115,6 +200,9 @@ void get_strided(const char *routine, context &c, void *dest, const void *src, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
+    if (nblocks > 1 && bytes <= signal_message_max / 2 &&
+        get_strided_messages(routine, c, d, s, std::size_t(dst) * elem, std::size_t(sst) * elem, bytes, nblocks, pe))
+        return;
     // Every block in flight at once, then one completion wait: a round trip per block costs
     // milliseconds on an emulated transport.
     for (std::size_t i = 0; i < nblocks; ++i)

@@ -476,6 +476,7 @@ int init(const char *routine, const void *comm, int requested) {
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
     transport::set_signal_handler(on_signal_message);
+    transport::set_gather_handlers(pack_strided_get, on_strided_get_reply);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
 

@@ -405,6 +405,10 @@ void signal_message(const char *routine, context &c, peer &p, int pe, std::uint6
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value);
+// Strided gets as messages (rma.cpp, installed as the transport's handlers): the target packs the
+// elements a request names, the initiator unpacks the reply.
+void pack_strided_get(const transport::gather_header &h, void *out);
+void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n);
 // Data up to this size travels in the signal message itself; larger goes as a put before it.
 constexpr std::size_t signal_message_max = 64 * 1024;
 

@@ -132,6 +132,87 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
 } // namespace
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
+namespace {
+gather_packer g_gather_pack = nullptr;
+gather_receiver g_gather_receive = nullptr;
+
+// The reply's buffer (cookie and data) is ours until UCX has sent it; an error (the initiator is
+// gone) is the initiator's business, not a failure of this PE's own operations.
+void reply_sent(void *request, ucs_status_t, void *copy) {
+    std::free(copy);
+    ucp_request_free(request);
+}
+
+ucs_status_t on_gather_request(void *, const void *header, size_t header_length, void *, size_t,
+                               const ucp_am_recv_param_t *param) {
+    if (header_length != sizeof(gather_header) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+        !g_gather_pack) {
+        std::fprintf(stderr, "ushmem: internal error: malformed strided get request (header %zu bytes)\n",
+                     header_length);
+        return UCS_OK;
+    }
+    gather_header h;
+    std::memcpy(&h, header, sizeof h);
+    const std::size_t n = std::size_t(h.elem) * h.count;
+    auto *copy = static_cast<char *>(std::malloc(sizeof h.cookie + n));
+    if (!copy) {
+        std::fprintf(stderr, "ushmem: out of memory for the reply to a strided get (%zu bytes)\n", n);
+        return UCS_OK;
+    }
+    std::memcpy(copy, &h.cookie, sizeof h.cookie);
+    g_gather_pack(h, copy + sizeof h.cookie);
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    prm.cb.send = reply_sent;
+    prm.user_data = copy;
+    // Inside the worker's progress (its lock, if shared, is held): UCX allows sends here.
+    void *r = ucp_am_send_nbx(param->reply_ep, gather_reply_am_id, copy, sizeof h.cookie, copy + sizeof h.cookie,
+                              n, &prm);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    return UCS_OK;
+}
+
+ucs_status_t on_gather_reply(void *, const void *header, size_t header_length, void *data, size_t length,
+                             const ucp_am_recv_param_t *param) {
+    if (header_length != sizeof(std::uint64_t) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+        !g_gather_receive) {
+        std::fprintf(stderr, "ushmem: internal error: malformed strided get reply (header %zu bytes)\n",
+                     header_length);
+        return UCS_OK;
+    }
+    std::uint64_t cookie;
+    std::memcpy(&cookie, header, sizeof cookie);
+    g_gather_receive(cookie, data, length);
+    return UCS_OK;
+}
+} // namespace
+
+void set_gather_handlers(gather_packer pack, gather_receiver receive) {
+    g_gather_pack = pack;
+    g_gather_receive = receive;
+}
+
+const char *gather_nbx(ucp_ep_h ep, const gather_header &h) {
+    auto *copy = static_cast<gather_header *>(std::malloc(sizeof h));
+    if (!copy) return "out of memory for a strided get request";
+    *copy = h;
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+    prm.cb.send = signal_sent;
+    prm.user_data = copy;
+    void *r = issue_op(worker(), [&] { return ucp_am_send_nbx(ep, gather_am_id, copy, sizeof h, nullptr, 0, &prm); });
+    if (r == nullptr) {
+        std::free(copy);
+        return nullptr;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        std::free(copy);
+        return ucs_status_string(UCS_PTR_STATUS(r));
+    }
+    return nullptr;
+}
 
 const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
                        std::size_t src_stride) {
@@ -178,6 +259,16 @@ bool create_worker(bool thread_multiple, std::string &err) {
     hp.cb = on_signal_message;
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     ucs_status_t st = ucp_worker_set_am_recv_handler(g_worker, &hp);
+    if (st == UCS_OK) {
+        hp.id = gather_am_id;
+        hp.cb = on_gather_request;
+        st = ucp_worker_set_am_recv_handler(g_worker, &hp);
+    }
+    if (st == UCS_OK) {
+        hp.id = gather_reply_am_id;
+        hp.cb = on_gather_reply;
+        st = ucp_worker_set_am_recv_handler(g_worker, &hp);
+    }
     if (st != UCS_OK) {
         err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
         ucp_worker_destroy(g_worker);

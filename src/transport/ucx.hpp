@@ -227,6 +227,26 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // bytes apart in `data`, packed into the message; 0: contiguous.
 const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
                        std::size_t src_stride = 0);
+// ---- strided gets as active messages -------------------------------------------------------------
+// Where a peer's RMA is emulated, a strided get (iget, ibget) costs a request and a reply message
+// per element (64 longs over tcp: 0.4 ms). One request names the elements instead; the target's
+// handler packs them into one reply, whose handler (on the initiator) unpacks them. Fire and
+// forget on both sides: the initiator's core waits for its reply handler to have run.
+constexpr unsigned gather_am_id = 18, gather_reply_am_id = 19;
+struct gather_header {
+    std::uint64_t src_addr;    // first element on the target
+    std::uint64_t src_stride;  // bytes from one element to the next there
+    std::uint64_t cookie;      // the initiator's, sent back with the reply
+    std::uint32_t elem;        // bytes per element
+    std::uint32_t count;       // elements
+};
+// Target side: checks the range and packs count * elem bytes into `out` (installed by the core).
+using gather_packer = void (*)(const gather_header &h, void *out);
+// Initiator side: the reply to `cookie`, n bytes packed.
+using gather_receiver = void (*)(std::uint64_t cookie, const void *data, std::size_t n);
+void set_gather_handlers(gather_packer pack, gather_receiver receive);  // before create_worker()
+// Sends a request (the reply comes to this worker's handler). nullptr, or why it could not be sent.
+const char *gather_nbx(ucp_ep_h ep, const gather_header &h);
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);
