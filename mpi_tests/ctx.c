@@ -2,7 +2,8 @@
  * context (private, serialized or default options; world or team contexts with team-relative PE
  * numbers), one context shared by all threads, the implicit quiet of shmem_ctx_destroy, and the
  * independence of the contexts' completion (a quiet on one context completes that context's
- * operations, whatever the others are doing). Every transferred word is checked. */
+ * operations, whatever the others are doing), strided puts and gets and put-with-signal through
+ * each context. Every transferred word is checked. */
 #include "common.h"
 
 #include <pthread.h>
@@ -21,6 +22,14 @@ static long value(int thread, int src_pe, int round, int k) {
 }
 
 static long *slot(int thread, int src_pe) { return area + ((size_t)thread * (size_t)npes + (size_t)src_pe) * WORDS; }
+
+/* Strided transfers and put-with-signal through each context (over tcp: messages of ushmem's own,
+ * sent through the context's own worker where it has one). */
+#define SWORDS 64
+static long *sarea;     /* symmetric: [NTHREADS][npes][2 * SWORDS], every other word written */
+static long *parea;     /* symmetric: [NTHREADS][npes][8], put_signal's data */
+static uint64_t *sigs;  /* symmetric: [NTHREADS][npes], put_signal's signal (one add per round) */
+static size_t tp(int thread, int src_pe) { return (size_t)thread * (size_t)npes + (size_t)src_pe; }
 
 struct job {
     int thread;
@@ -55,6 +64,30 @@ static void *worker(void *arg) {
         for (int k = 0; k < WORDS; ++k)
             if (back[k] != buf[k])
                 FAIL("thread %d: word %d on PE %d after ctx_quiet: expected %ld, got %ld", th, k, pe, buf[k], back[k]);
+    }
+    /* Strided put (dest stride 2) and put-with-signal, then quiet; read back with a strided get
+     * (source stride 2) and gets of the data and the signal, all through the context. */
+    for (int pe = 0; pe < npes; ++pe) {
+        int target = team_ctx ? npes - 1 - pe : pe;
+        shmem_ctx_long_iput(ctx, sarea + tp(th, me) * 2 * SWORDS, buf, 2, 1, SWORDS, target);
+        shmem_ctx_long_put_signal(ctx, parea + tp(th, me) * 8, buf + SWORDS, 8, &sigs[tp(th, me)], 1,
+                                  SHMEM_SIGNAL_ADD, target);
+    }
+    shmem_ctx_quiet(ctx);
+    for (int pe = 0; pe < npes; ++pe) {
+        int target = team_ctx ? npes - 1 - pe : pe;
+        long sback[SWORDS], pback[8];
+        shmem_ctx_long_iget(ctx, sback, sarea + tp(th, me) * 2 * SWORDS, 1, 2, SWORDS, target);
+        shmem_ctx_long_get(ctx, pback, parea + tp(th, me) * 8, 8, target);
+        for (int k = 0; k < SWORDS; ++k)
+            if (sback[k] != buf[k])
+                FAIL("thread %d: strided word %d on PE %d: expected %ld, got %ld", th, k, pe, buf[k], sback[k]);
+        for (int k = 0; k < 8; ++k)
+            if (pback[k] != buf[SWORDS + k])
+                FAIL("thread %d: put_signal word %d on PE %d: expected %ld, got %ld", th, k, pe, buf[SWORDS + k], pback[k]);
+        uint64_t sig = 0;
+        shmem_ctx_getmem(ctx, &sig, &sigs[tp(th, me)], sizeof sig, target);
+        CHECK_EQ_INT(round + 1, sig, "put_signal's signal through a context (one add per round)");
     }
     /* Pending non-blocking puts at destroy: its implicit quiet completes them. */
     for (int pe = 0; pe < npes; ++pe)
@@ -115,7 +148,10 @@ int main(void) {
     npes = shmem_n_pes();
     area = shmem_calloc((size_t)NTHREADS * (size_t)npes * WORDS, sizeof(long));
     shared = shmem_calloc((size_t)NTHREADS * (size_t)npes, sizeof(long));
-    CHECK(area && shared, "symmetric buffers");
+    sarea = shmem_calloc((size_t)NTHREADS * (size_t)npes * 2 * SWORDS, sizeof(long));
+    parea = shmem_calloc((size_t)NTHREADS * (size_t)npes * 8, sizeof(long));
+    sigs = shmem_calloc((size_t)NTHREADS * (size_t)npes, sizeof(uint64_t));
+    CHECK(area && shared && sarea && parea && sigs, "symmetric buffers");
     CHECK_EQ_INT(0, shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev), "reversed team");
     CHECK_EQ_INT(0, shmem_ctx_create(0, &shared_ctx), "shared context");
     for (int round = 0; round < 3; ++round) {
@@ -159,6 +195,9 @@ int main(void) {
     test_concurrent_teams();
     shmem_team_destroy(rev);
     shmem_free(big);
+    shmem_free(sigs);
+    shmem_free(parea);
+    shmem_free(sarea);
     shmem_free(shared);
     shmem_free(area);
     NOTE("ctx: %d PEs x %d threads OK", npes, NTHREADS);

@@ -229,7 +229,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
     if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
-    if (p.how[ss] == route::ucx && p.msg_signals && !c.own_worker && n <= signal_message_max &&
+    if (p.how[ss] == route::ucx && p.msg_signals && n <= signal_message_max &&
         (!n || p.how[ds] == route::ucx)) {
         // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp).
         signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop));
@@ -279,7 +279,7 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
         wake_after_rmw(p);  // (amo_direct is a full barrier)
         return;
     }
-    if (p.msg_signals && !c.own_worker) {
+    if (p.msg_signals) {
         signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal, message_op(a));
         return;
     }
@@ -317,7 +317,9 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
     const transport::signal_header h{data_raddr, sig_raddr, value, op, 0, 0};
-    if (const char *err = transport::signal_nbx(p.ep, h, data, n)) fatal(routine, "signal to PE %d failed: %s", pe, err);
+    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n))
+        fatal(routine, "signal to PE %d failed: %s", pe, err);
     c.note_pending(pe);
 }
 
@@ -326,7 +328,8 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
     const transport::signal_header h{data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem),
                                      dst_stride};
-    if (const char *err = transport::signal_nbx(p.ep, h, data, n, src_stride))
+    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n, src_stride))
         fatal(routine, "strided put to PE %d failed: %s", pe, err);
     c.note_pending(pe);
 }

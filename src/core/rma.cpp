@@ -93,7 +93,7 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
         std::size_t doff;
         locate_or_fail(routine, "destination", dest, bytes, pe, ds, doff);
         peer &p = target(routine, pe, ds);
-        if (p.how[ds] == route::ucx && p.msg_signals && !c.own_worker) {
+        if (p.how[ds] == route::ucx && p.msg_signals) {
             // Where the peer's RMA is emulated (runtime.hpp, signal messages): as many blocks per
             // message as fit, instead of a message per block. The message holds a copy: the
             // source may be reused on return, as for a blocking put.
@@ -159,9 +159,10 @@ bool get_strided_messages(const char *routine, context &c, char *d, const char *
     std::size_t soff;
     locate_or_fail(routine, "source", s, bytes, pe, ss, soff);
     peer &p = target(routine, pe, ss);
-    if (p.how[ss] != route::ucx || !p.msg_signals || c.own_worker) return false;
+    if (p.how[ss] != route::ucx || !p.msg_signals) return false;
     // Behind this context's earlier puts to that PE (a get sees them): completed first.
     if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) pe_quiet(routine, c, pe);
+    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
     strided_get rec{d, dstep, bytes, signal_message_max / bytes, {0}};
     const std::size_t requests = (nblocks + rec.per - 1) / rec.per;
     rec.left.store(requests, std::memory_order_relaxed);
@@ -182,13 +183,23 @@ bool get_strided_messages(const char *routine, context &c, char *d, const char *
         const std::size_t k = std::min(rec.per, nblocks - i * rec.per);
         const transport::gather_header h{p.rbase[ss] + soff + i * rec.per * sstep, sstep, id << gets_chunk_bits | i,
                                          std::uint32_t(bytes), std::uint32_t(k)};
-        if (const char *err = transport::gather_nbx(p.ep, h)) fatal(routine, "strided get from PE %d failed: %s", pe, err);
+        if (const char *err = transport::gather_nbx(worker_of(c), ep, h))
+            fatal(routine, "strided get from PE %d failed: %s", pe, err);
     }
     char what[160];
     std::snprintf(what, sizeof what,
                   "the reply to a strided get; no answer yet from PE %d (that PE is stopped, hung, overloaded or "
                   "unreachable%s)", pe, rt.progress_thread ? "" : ", or computes without calling the library");
-    wait_for(routine, what, [&rec] { return rec.left.load(std::memory_order_acquire) == 0; }, false, on_other_node(pe));
+    // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
+    // drives the main one).
+    const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
+    wait_for(
+        routine, what,
+        [&rec, own] {
+            if (own) transport::progress_worker(own);
+            return rec.left.load(std::memory_order_acquire) == 0;
+        },
+        false, on_other_node(pe));
     return true;
 }
 } // namespace

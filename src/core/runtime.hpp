@@ -393,9 +393,14 @@ inline bool on_other_node(int pe) {
     return pe >= 0 && rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
 }
 
+// The endpoint a context's messages to `pe` go through: the main worker's (`p`, the shared peer),
+// or the context's own worker's, so that they stay in order with its other operations there.
+inline ucp_ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
+    return USHMEM_LIKELY(!c.own_worker) ? p.ep : own_ucx_peer(routine, c, pe, seg_heap).ep;
+}
 // Runs a signal message that arrived (installed as the transport's handler).
 void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
-// One signal message to `pe` (through the main worker: contexts on it only): the data (n bytes,
+// One signal message to `pe` (through the context's endpoint: message_ep): the data (n bytes,
 // may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,

@@ -193,7 +193,7 @@ void set_gather_handlers(gather_packer pack, gather_receiver receive) {
     g_gather_receive = receive;
 }
 
-const char *gather_nbx(ucp_ep_h ep, const gather_header &h) {
+const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h) {
     auto *copy = static_cast<gather_header *>(std::malloc(sizeof h));
     if (!copy) return "out of memory for a strided get request";
     *copy = h;
@@ -202,7 +202,7 @@ const char *gather_nbx(ucp_ep_h ep, const gather_header &h) {
     prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
     prm.cb.send = signal_sent;
     prm.user_data = copy;
-    void *r = issue_op(worker(), [&] { return ucp_am_send_nbx(ep, gather_am_id, copy, sizeof h, nullptr, 0, &prm); });
+    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, gather_am_id, copy, sizeof h, nullptr, 0, &prm); });
     if (r == nullptr) {
         std::free(copy);
         return nullptr;
@@ -214,7 +214,7 @@ const char *gather_nbx(ucp_ep_h ep, const gather_header &h) {
     return nullptr;
 }
 
-const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
+const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
                        std::size_t src_stride) {
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
     // microseconds of a message); freed at once when UCX sent it inline, else by the callback.
@@ -234,7 +234,7 @@ const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, 
     prm.flags = UCP_AM_SEND_FLAG_EAGER;
     prm.cb.send = signal_sent;
     prm.user_data = copy;
-    void *r = issue_op(worker(), [&] { return ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm); });
+    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm); });
     if (r == nullptr) {
         std::free(copy);
         return nullptr;
@@ -246,6 +246,25 @@ const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, 
     return nullptr;
 }
 
+namespace {
+// The handlers of ushmem's own messages, on every worker: signal and strided messages and strided
+// get requests arrive on the main one (peers connect to it), the replies to a strided get on the
+// worker that asked (a context's own, too).
+ucs_status_t set_handlers(ucp_worker_h w) {
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+    const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
+        {signal_am_id, on_signal_message}, {gather_am_id, on_gather_request}, {gather_reply_am_id, on_gather_reply}};
+    for (const auto &[id, cb] : handlers) {
+        hp.id = id;
+        hp.cb = cb;
+        if (ucs_status_t st = ucp_worker_set_am_recv_handler(w, &hp); st != UCS_OK) return st;
+    }
+    return UCS_OK;
+}
+} // namespace
+
 bool create_worker(bool thread_multiple, std::string &err) {
     g_main_efd.store(-2);
     g_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
@@ -253,22 +272,7 @@ bool create_worker(bool thread_multiple, std::string &err) {
                                                 : UCS_THREAD_MODE_SINGLE,
                           err);
     if (!g_worker) return false;
-    ucp_am_handler_param_t hp{};
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-    hp.id = signal_am_id;
-    hp.cb = on_signal_message;
-    hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-    ucs_status_t st = ucp_worker_set_am_recv_handler(g_worker, &hp);
-    if (st == UCS_OK) {
-        hp.id = gather_am_id;
-        hp.cb = on_gather_request;
-        st = ucp_worker_set_am_recv_handler(g_worker, &hp);
-    }
-    if (st == UCS_OK) {
-        hp.id = gather_reply_am_id;
-        hp.cb = on_gather_reply;
-        st = ucp_worker_set_am_recv_handler(g_worker, &hp);
-    }
+    ucs_status_t st = set_handlers(g_worker);
     if (st != UCS_OK) {
         err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
         ucp_worker_destroy(g_worker);
@@ -282,7 +286,14 @@ void share_main_worker() { detail::main_shared = true; }
 
 ucp_worker_h create_extra_worker(bool multi_thread, std::string &err) {
     // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
-    return new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
+    ucp_worker_h w = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
+    if (!w) return nullptr;
+    if (ucs_status_t st = set_handlers(w); st != UCS_OK) {
+        err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
+        ucp_worker_destroy(w);
+        return nullptr;
+    }
+    return w;
 }
 
 void destroy_extra_worker(ucp_worker_h w) {

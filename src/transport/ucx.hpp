@@ -225,7 +225,8 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // take_async_error. nullptr, or UCX's description of why it could not be issued.
 // src_stride (strided messages, hdr.elem != 0): the n bytes are n / hdr.elem elements, src_stride
 // bytes apart in `data`, packed into the message; 0: contiguous.
-const char *signal_nbx(ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
+// `w`: the worker of `ep` (the main one, or a context's own).
+const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
                        std::size_t src_stride = 0);
 // ---- strided gets as active messages -------------------------------------------------------------
 // Where a peer's RMA is emulated, a strided get (iget, ibget) costs a request and a reply message
@@ -246,7 +247,7 @@ using gather_packer = void (*)(const gather_header &h, void *out);
 using gather_receiver = void (*)(std::uint64_t cookie, const void *data, std::size_t n);
 void set_gather_handlers(gather_packer pack, gather_receiver receive);  // before create_worker()
 // Sends a request (the reply comes to this worker's handler). nullptr, or why it could not be sent.
-const char *gather_nbx(ucp_ep_h ep, const gather_header &h);
+const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h);
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);
