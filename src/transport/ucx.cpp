@@ -193,31 +193,34 @@ void set_gather_handlers(gather_packer pack, gather_receiver receive) {
     g_gather_receive = receive;
 }
 
+namespace {
+// Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
+// bytes of data), fire and forget: freed at once when UCX sent it inline, else by the callback.
+// Eager only: the handler must get the data in the message (a rendezvous would need a receive).
+const char *send_copy(ucp_worker_h w, ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n,
+                      std::uint32_t flags) {
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | flags;
+    prm.cb.send = signal_sent;
+    prm.user_data = copy;
+    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, id, copy, hlen, static_cast<char *>(copy) + hlen, n, &prm); });
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
+}
+} // namespace
+
 const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h) {
     auto *copy = static_cast<gather_header *>(std::malloc(sizeof h));
     if (!copy) return "out of memory for a strided get request";
     *copy = h;
-    ucp_request_param_t prm;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-    prm.cb.send = signal_sent;
-    prm.user_data = copy;
-    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, gather_am_id, copy, sizeof h, nullptr, 0, &prm); });
-    if (r == nullptr) {
-        std::free(copy);
-        return nullptr;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
-        std::free(copy);
-        return ucs_status_string(UCS_PTR_STATUS(r));
-    }
-    return nullptr;
+    return send_copy(w, ep, gather_am_id, copy, sizeof h, 0, UCP_AM_SEND_FLAG_REPLY);
 }
 
 const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
                        std::size_t src_stride) {
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
-    // microseconds of a message); freed at once when UCX sent it inline, else by the callback.
+    // microseconds of a message).
     auto *copy = static_cast<char *>(std::malloc(sizeof hdr + n));
     if (!copy) return "out of memory for a signal message";
     std::memcpy(copy, &hdr, sizeof hdr);
@@ -228,22 +231,7 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
     } else if (n) {
         std::memcpy(copy + sizeof hdr, data, n);
     }
-    ucp_request_param_t prm;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    // Eager only: the handler must get the data in the message (a rendezvous would need a receive).
-    prm.flags = UCP_AM_SEND_FLAG_EAGER;
-    prm.cb.send = signal_sent;
-    prm.user_data = copy;
-    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, signal_am_id, copy, sizeof hdr, copy + sizeof hdr, n, &prm); });
-    if (r == nullptr) {
-        std::free(copy);
-        return nullptr;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
-        std::free(copy);
-        return ucs_status_string(UCS_PTR_STATUS(r));
-    }
-    return nullptr;
+    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, 0);
 }
 
 namespace {
