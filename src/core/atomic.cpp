@@ -303,9 +303,7 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
                                 " lies outside this PE's symmetric segments",
               h.data_addr, span, h.sig_addr);
     if (h.elem) {
-        auto *d = reinterpret_cast<char *>(h.data_addr);
-        const auto *from = static_cast<const char *>(data);
-        for (std::size_t e = 0; e < count; ++e) std::memcpy(d + e * h.dst_stride, from + e * h.elem, h.elem);
+        util::copy_strided(reinterpret_cast<void *>(h.data_addr), h.dst_stride, data, h.elem, h.elem, count);
     } else if (n) {
         std::memcpy(reinterpret_cast<void *>(h.data_addr), data, n);
     }
@@ -314,24 +312,27 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
     else __atomic_fetch_add(sig, h.value, __ATOMIC_RELEASE);
 }
 
+namespace {
+void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
+                  const void *data, std::size_t n, std::size_t src_stride, const char *what) {
+    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n, src_stride))
+        fatal(routine, "%s to PE %d failed: %s", what, pe, err);
+    c.note_pending(pe);
+}
+} // namespace
+
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
-    const transport::signal_header h{data_raddr, sig_raddr, value, op, 0, 0};
-    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n))
-        fatal(routine, "signal to PE %d failed: %s", pe, err);
-    c.note_pending(pe);
+    send_message(routine, c, p, pe, {data_raddr, sig_raddr, value, op, 0, 0}, data, n, 0, "signal");
 }
 
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
-    const transport::signal_header h{data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem),
-                                     dst_stride};
-    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n, src_stride))
-        fatal(routine, "strided put to PE %d failed: %s", pe, err);
-    c.note_pending(pe);
+    send_message(routine, c, p, pe,
+                 {data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem), dst_stride}, data, n,
+                 src_stride, "strided put");
 }
 
 std::uint64_t signal_fetch(const char *routine, const std::uint64_t *sig_addr) {

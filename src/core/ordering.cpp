@@ -47,16 +47,17 @@ void describe_requests(const void *arg, char *buf, std::size_t len) {
         if (w.reqs[i].pe < 0) used += std::snprintf(buf + used, len - std::size_t(used), " (all PEs of a worker flush)");
         else used += std::snprintf(buf + used, len - std::size_t(used), " %d", w.reqs[i].pe);
     }
-    if (used > 0 && std::size_t(used) < len)
-        std::snprintf(buf + used, len - std::size_t(used), "%s",
-                      rt.progress_thread
-                          ? " (a progress thread answers for every PE, even one that computes: that PE is "
-                            "stopped, hung, overloaded or unreachable)"
-                          : " (that PE is stopped, hung, overloaded or unreachable, or, over a transport "
-                            "that emulates RMA, computes without calling the library: "
-                            "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)");
+    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
 }
 } // namespace
+
+const char *no_answer_hint() {
+    return rt.progress_thread ? " (a progress thread answers for every PE, even one that computes: that PE is "
+                                "stopped, hung, overloaded or unreachable)"
+                              : " (that PE is stopped, hung, overloaded or unreachable, or, over a transport "
+                                "that emulates RMA, computes without calling the library: "
+                                "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)";
+}
 
 ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op) {

@@ -67,31 +67,29 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
 
 namespace {
 // Validate the whole strided footprint once, so that each block can go straight to the path.
+// `s`, `off`: where it lies (when there is something to transfer).
 void check_strided(const char *routine, const char *what, const void *base, std::ptrdiff_t stride,
-                   std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
+                   std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe, seg_id &s, std::size_t &off) {
     if (stride < 1)
         fatal(routine, "%s stride %td is invalid; strides must be >= 1 (in elements)", what, stride);
     if (nblocks == 0 || bsize == 0) return;
     if (bsize > std::size_t(stride) && nblocks > 1)
         fatal(routine, "block size %zu exceeds the %s stride %td: blocks would overlap", bsize, what, stride);
     std::size_t span = ((nblocks - 1) * std::size_t(stride) + bsize) * elem;
-    seg_id s;
-    std::size_t off;
     locate_or_fail(routine, what, base, span, pe, s, off);
 }
 } // namespace
 
 void put_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
-    check_strided(routine, "destination", dest, dst, bsize, nblocks, elem, pe);
+    seg_id ds = seg_heap;
+    std::size_t doff = 0;
+    check_strided(routine, "destination", dest, dst, bsize, nblocks, elem, pe, ds, doff);
     if (sst < 1) fatal(routine, "source stride %td is invalid; strides must be >= 1 (in elements)", sst);
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
     if (nblocks > 1 && bytes <= signal_message_max / 2) {
-        seg_id ds;
-        std::size_t doff;
-        locate_or_fail(routine, "destination", dest, bytes, pe, ds, doff);
         peer &p = target(routine, pe, ds);
         if (p.how[ds] == route::ucx && p.msg_signals) {
             // Where the peer's RMA is emulated (runtime.hpp, signal messages): as many blocks per
@@ -135,9 +133,7 @@ void pack_strided_get(const transport::gather_header &h, void *out) {
     if (USHMEM_UNLIKELY(span && !locate(reinterpret_cast<const void *>(h.src_addr), span, s, off)))
         fatal("strided get", "internal error: a strided get of [%#" PRIx64 ", +%zu) lies outside this PE's symmetric "
                              "segments", h.src_addr, span);
-    const auto *from = reinterpret_cast<const char *>(h.src_addr);
-    auto *to = static_cast<char *>(out);
-    for (std::size_t e = 0; e < h.count; ++e) std::memcpy(to + e * h.elem, from + e * h.src_stride, h.elem);
+    util::copy_strided(out, h.elem, reinterpret_cast<const void *>(h.src_addr), h.src_stride, h.elem, h.count);
 }
 
 void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n) {
@@ -146,18 +142,14 @@ void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n)
     if (it == g_gets.end()) return;  // abandoned
     strided_get &r = *it->second;
     char *d = r.dest + std::size_t(cookie & ((1u << gets_chunk_bits) - 1)) * r.per * r.dstep;
-    const auto *from = static_cast<const char *>(data);
-    for (std::size_t i = 0; i < n / r.bytes; ++i) std::memcpy(d + i * r.dstep, from + i * r.bytes, r.bytes);
+    util::copy_strided(d, r.dstep, data, r.bytes, r.bytes, n / r.bytes);
     r.left.fetch_sub(1, std::memory_order_release);
 }
 
 namespace {
 // The blocks through messages where the peer's RMA is emulated (runtime.hpp); false: not there.
-bool get_strided_messages(const char *routine, context &c, char *d, const char *s, std::size_t dstep,
+bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, std::size_t soff, std::size_t dstep,
                           std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe) {
-    seg_id ss;
-    std::size_t soff;
-    locate_or_fail(routine, "source", s, bytes, pe, ss, soff);
     peer &p = target(routine, pe, ss);
     if (p.how[ss] != route::ucx || !p.msg_signals) return false;
     // Behind this context's earlier puts to that PE (a get sees them): completed first.
@@ -186,33 +178,37 @@ bool get_strided_messages(const char *routine, context &c, char *d, const char *
         if (const char *err = transport::gather_nbx(worker_of(c), ep, h))
             fatal(routine, "strided get from PE %d failed: %s", pe, err);
     }
-    char what[160];
-    std::snprintf(what, sizeof what,
-                  "the reply to a strided get; no answer yet from PE %d (that PE is stopped, hung, overloaded or "
-                  "unreachable%s)", pe, rt.progress_thread ? "" : ", or computes without calling the library");
     // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
-    // drives the main one).
+    // drives the main one). The timeout's text is built only if it fires.
     const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
     wait_for(
-        routine, what,
+        routine, "the reply to a strided get",
         [&rec, own] {
             if (own) transport::progress_worker(own);
             return rec.left.load(std::memory_order_acquire) == 0;
         },
-        false, on_other_node(pe));
+        false, on_other_node(pe),
+        [](const void *arg, char *buf, std::size_t len) {
+            std::snprintf(buf, len, "the reply to a strided get; no answer yet from PE %d%s", *static_cast<const int *>(arg),
+                          no_answer_hint());
+        },
+        &pe);
     return true;
 }
 } // namespace
 
 void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
-    check_strided(routine, "source", src, sst, bsize, nblocks, elem, pe);
+    seg_id ss = seg_heap;
+    std::size_t soff = 0;
+    check_strided(routine, "source", src, sst, bsize, nblocks, elem, pe, ss, soff);
     if (dst < 1) fatal(routine, "destination stride %td is invalid; strides must be >= 1 (in elements)", dst);
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
     if (nblocks > 1 && bytes <= signal_message_max / 2 &&
-        get_strided_messages(routine, c, d, s, std::size_t(dst) * elem, std::size_t(sst) * elem, bytes, nblocks, pe))
+        get_strided_messages(routine, c, d, ss, soff, std::size_t(dst) * elem, std::size_t(sst) * elem, bytes, nblocks,
+                             pe))
         return;
     // Every block in flight at once, then one completion wait: a round trip per block costs
     // milliseconds on an emulated transport.

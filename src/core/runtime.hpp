@@ -8,6 +8,7 @@
 #include "core/heap_alloc.hpp"
 #include "core/log.hpp"
 #include "transport/ucx.hpp"
+#include "util/strided.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -388,6 +389,9 @@ using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
                describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
                bool remote = false);
+// What a timeout adds after "no answer yet from PE n": why a PE may not answer, and, without a
+// progress thread, the setting that makes one answer for a PE that computes (ordering.cpp).
+const char *no_answer_hint();
 // Whether `pe` is on another node than this PE (false for -1: several PEs).
 inline bool on_other_node(int pe) {
     return pe >= 0 && rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
@@ -435,12 +439,13 @@ inline ucs_status_t await_request(const char *routine, context &c, void *request
 }
 
 template <class Cond>
-inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false) {
+inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false,
+                     describe_fn describe = nullptr, const void *describe_arg = nullptr) {
     for (int i = 0; i < 64; ++i) {
         if (cond()) return;
         transport::progress();
     }
-    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, nullptr, nullptr,
+    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, describe, describe_arg,
               user_data, remote);
 }
 

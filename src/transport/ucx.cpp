@@ -1,5 +1,6 @@
 #include "transport/ucx.hpp"
 
+#include "util/strided.hpp"
 #include "util/text.hpp"
 
 #include <linux/futex.h>
@@ -133,6 +134,22 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
 namespace {
+// Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
+// bytes of data), fire and forget: freed at once when UCX sent it inline or refused it, else by
+// `sent`. Eager only: the handler must get the data in the message (a rendezvous would need a
+// receive). Returns UCX's answer.
+void *am_send_copy(ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n, std::uint32_t flags,
+                   ucp_send_nbx_callback_t sent) {
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER | flags;
+    prm.cb.send = sent;
+    prm.user_data = copy;
+    void *r = ucp_am_send_nbx(ep, id, copy, hlen, static_cast<char *>(copy) + hlen, n, &prm);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    return r;
+}
+
 gather_packer g_gather_pack = nullptr;
 gather_receiver g_gather_receive = nullptr;
 
@@ -161,15 +178,8 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
     }
     std::memcpy(copy, &h.cookie, sizeof h.cookie);
     g_gather_pack(h, copy + sizeof h.cookie);
-    ucp_request_param_t prm;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.flags = UCP_AM_SEND_FLAG_EAGER;
-    prm.cb.send = reply_sent;
-    prm.user_data = copy;
     // Inside the worker's progress (its lock, if shared, is held): UCX allows sends here.
-    void *r = ucp_am_send_nbx(param->reply_ep, gather_reply_am_id, copy, sizeof h.cookie, copy + sizeof h.cookie,
-                              n, &prm);
-    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    am_send_copy(param->reply_ep, gather_reply_am_id, copy, sizeof h.cookie, n, 0, reply_sent);
     return UCS_OK;
 }
 
@@ -194,18 +204,10 @@ void set_gather_handlers(gather_packer pack, gather_receiver receive) {
 }
 
 namespace {
-// Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
-// bytes of data), fire and forget: freed at once when UCX sent it inline, else by the callback.
-// Eager only: the handler must get the data in the message (a rendezvous would need a receive).
+// Sends issued by the core: under the worker's lock, counted (issue_op).
 const char *send_copy(ucp_worker_h w, ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n,
                       std::uint32_t flags) {
-    ucp_request_param_t prm;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.flags = UCP_AM_SEND_FLAG_EAGER | flags;
-    prm.cb.send = signal_sent;
-    prm.user_data = copy;
-    void *r = issue_op(w, [&] { return ucp_am_send_nbx(ep, id, copy, hlen, static_cast<char *>(copy) + hlen, n, &prm); });
-    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    void *r = issue_op(w, [&] { return am_send_copy(ep, id, copy, hlen, n, flags, signal_sent); });
     return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
 }
 } // namespace
@@ -225,9 +227,7 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
     if (!copy) return "out of memory for a signal message";
     std::memcpy(copy, &hdr, sizeof hdr);
     if (src_stride && hdr.elem) {
-        const auto *from = static_cast<const char *>(data);
-        for (std::size_t e = 0, at = 0; at < n; ++e, at += hdr.elem)
-            std::memcpy(copy + sizeof hdr + at, from + e * src_stride, hdr.elem);
+        util::copy_strided(copy + sizeof hdr, hdr.elem, data, src_stride, hdr.elem, n / hdr.elem);
     } else if (n) {
         std::memcpy(copy + sizeof hdr, data, n);
     }

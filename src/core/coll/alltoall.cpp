@@ -7,7 +7,7 @@ namespace ushmem::core::coll {
 
 void a2a_dest::unpack(const char *col) const {
     if (contiguous()) return std::memcpy(d, col, count * elem), void();
-    for (std::size_t e = 0; e < count; ++e) std::memcpy(d + e * stride, col + e * elem, elem);
+    util::copy_strided(d, stride, col, elem, elem, count);
 }
 
 void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *region, int id) {
@@ -79,7 +79,7 @@ void alltoalls_impl(frame &f, void *dest, const void *src, std::ptrdiff_t dst, s
         // The source packed (it travels whole to one PE); the column comes back packed.
         const std::size_t count = std::size_t(f.n) * nelems;
         std::vector<char> packed(count * elem);
-        for (std::size_t e = 0; e < count; ++e) std::memcpy(packed.data() + e * elem, s + e * ss, elem);
+        util::copy_strided(packed.data(), elem, s, ss, elem, count);
         const a2a_dest ad{d, elem, ds, count};
         if (p == plan::alltoall_central) return alltoall_central(f, ad, packed.data(), nelems * elem);
         return alltoall_node(f, ad, packed.data(), nelems * elem);

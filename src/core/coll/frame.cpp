@@ -307,7 +307,7 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
         peer &p = target(f.routine, pe, ds);
         if (p.how[ds] == route::direct) {
             char *d = p.direct[ds] + doff;
-            for (std::size_t i = 0; i < count; ++i) std::memcpy(d + i * dstride, src + i * sstride, elem);
+            util::copy_strided(d, dstride, src, sstride, elem, count);
             dir = true;
         } else if (p.msg_signals && count * elem <= signal_message_max && p.how[f.cseg] == route::ucx) {
             // Emulated RMA: the elements and the signal in one message (runtime.hpp), not a
@@ -323,7 +323,7 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
             return;
         } else if (dstride == elem) {
             std::vector<char> pack(count * elem);
-            for (std::size_t i = 0; i < count; ++i) std::memcpy(pack.data() + i * elem, src + i * sstride, elem);
+            util::copy_strided(pack.data(), elem, src, sstride, elem, count);
             put_ucx(f.routine, g_cctx, p, pe, ds, doff, pack.data(), pack.size(), false);
             ucx = true;
         } else {
