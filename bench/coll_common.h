@@ -22,7 +22,7 @@
  *    length instead. --max-s S takes no further batch once a job has run S seconds (at least one
  *    batch; the RESULT line's reps= says how many were taken), which bounds a collapsing library.
  *  - sizes: barrier 0; broadcast and reduce: the whole message; fcollect: each process's
- *    contribution; alltoall: each block (process-to-process message), as OSU.
+ *    contribution; alltoall and alltoalls: each block (process-to-process message), as OSU.
  * The library side supplies the hooks at the bottom (one call, barrier, sum/max of one double). */
 #ifndef USHMEM_BENCH_COLL_COMMON_H
 #define USHMEM_BENCH_COLL_COMMON_H
@@ -38,8 +38,16 @@
 #define CB_MAX_REPS 101
 #define CB_MAX_SIZES 32
 
-enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_NTESTS };
-static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall"};
+enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_NTESTS };
+static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall",
+                                                     "alltoalls"};
+/* alltoalls: 64-bit elements, source stride 1, dest stride 2 (CB_STRIDE): block j of a process's
+ * source is `size` bytes; the block from process p lands at element 2 * p * size / 8 of the dest,
+ * every other element, the elements between left alone (checked). Only at sizes up to
+ * CB_ALLTOALLS_MAX: a library that moves it element by element over the network (OSHMEM over tcp)
+ * takes seconds per call above. */
+#define CB_STRIDE 2
+#define CB_ALLTOALLS_MAX ((size_t)1024)
 
 struct cb_opts {
     const char *prog;
@@ -77,7 +85,8 @@ static inline void cb_usage(const char *prog, const char *extra)
     printf("usage: %s [options]   (any number of processes)\n"
            "  -q, --quick        short batches, fewer repeats\n"
            "      --smoke        quickest (ctest): two sizes, 2 repeats\n"
-           "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall (default all)\n"
+           "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall alltoalls (default all;\n"
+           "                     alltoalls only at sizes up to 1K)\n"
            "  -s, --sizes LIST   comma list of sizes in bytes, K/M suffixes (default 8,1K,64K,1M; max 1M)\n"
            "  -r, --reps N       timed batches per job (default 11, quick 7)\n"
            "  -b, --batch-us N   target duration of a batch (default 4000, quick 1500)\n"
@@ -321,6 +330,7 @@ static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), co
         for (int si = 0; si < o->nsizes; ++si) {
             size_t size = o->sizes[si];
             if (t == CB_BARRIER && si > 0) break;
+            if (t == CB_ALLTOALLS && size > CB_ALLTOALLS_MAX) continue;
             cb_measure(o, t, size, &res[nres]);
             cb_print(&res[nres], lib, api);
             ++nres;

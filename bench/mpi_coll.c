@@ -1,6 +1,8 @@
 /* The MPI equivalents of bench/shmem_coll.c, measured the same way (bench/coll_common.h):
  * MPI_Barrier, MPI_Bcast (bytes, root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM), MPI_Allgather
- * (bytes per process) and MPI_Alltoall (bytes per block) on MPI_COMM_WORLD.
+ * (bytes per process) and MPI_Alltoall (bytes per block) on MPI_COMM_WORLD; alltoalls: MPI_Alltoall of
+ * MPI_INT64_T blocks into a receive type of every other element (a vector resized to the block's
+ * span), the strided layout of shmem_int64_alltoalls with dest stride 2.
  *
  *   mpirun -np 4 ./bench_mpi_coll [--quick] ...   (see --help)
  */
@@ -11,6 +13,23 @@
 
 static int me, np;
 static char *src, *dst;
+
+/* The receive type of alltoalls for n64 elements per block, made once per size (the jobs of one
+ * size run back to back). */
+static MPI_Datatype t_strided = MPI_DATATYPE_NULL;
+static MPI_Datatype strided_type(int n64) {
+    static int made = -1;
+    if (made != n64) {
+        if (t_strided != MPI_DATATYPE_NULL) MPI_Type_free(&t_strided);
+        MPI_Datatype v;
+        MPI_Type_vector(n64, 1, CB_STRIDE, MPI_INT64_T, &v);
+        MPI_Type_create_resized(v, 0, (MPI_Aint)n64 * CB_STRIDE * 8, &t_strided);
+        MPI_Type_free(&v);
+        MPI_Type_commit(&t_strided);
+        made = n64;
+    }
+    return t_strided;
+}
 
 static int cb_rank(void) { return me; }
 static int cb_nprocs(void) { return np; }
@@ -35,21 +54,26 @@ static void cb_op(int test, size_t size, long i) {
     case CB_REDUCE: MPI_Allreduce(src, dst, n64, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
     case CB_FCOLLECT: MPI_Allgather(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD); break;
     case CB_ALLTOALL: MPI_Alltoall(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD); break;
+    case CB_ALLTOALLS: MPI_Alltoall(src, n64, MPI_INT64_T, dst, 1, strided_type(n64), MPI_COMM_WORLD); break;
     }
 }
 
 static unsigned char pat(int pe, size_t j, size_t k) { return (unsigned char)(pe * 31 + (int)j * 7 + (int)(k % 251)); }
+static int64_t pat64(int pe, size_t j, size_t k) { return (int64_t)pe * 1000003 + (int64_t)j * 1009 + (int64_t)k + 1; }
 
 static int check(int test, size_t size) {
     size_t n64 = size / 8 ? size / 8 : 1;
     if (test == CB_BARRIER) return 0;
     if (test == CB_REDUCE) {
         for (size_t k = 0; k < n64; ++k) ((double *)src)[k] = me + (double)(k % 7);
+    } else if (test == CB_ALLTOALLS) {
+        for (int j = 0; j < np; ++j)
+            for (size_t k = 0; k < n64; ++k) ((int64_t *)src)[(size_t)j * n64 + k] = pat64(me, (size_t)j, k);
     } else {
         for (int j = 0; j < np; ++j)
             for (size_t k = 0; k < size; ++k) src[(size_t)j * size + k] = (char)pat(me, (size_t)j, k);
     }
-    memset(dst, 0, size * (size_t)np);
+    memset(dst, 0, size * (size_t)np * CB_STRIDE);
     cb_op(test, size, 0);
     int bad = 0;
     switch (test) {
@@ -69,6 +93,13 @@ static int check(int test, size_t size) {
         for (int p = 0; p < np && !bad; ++p)
             for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
+    case CB_ALLTOALLS:
+        for (int p = 0; p < np && !bad; ++p)
+            for (size_t k = 0; k < n64 && !bad; ++k) {
+                const int64_t *e = (const int64_t *)dst + ((size_t)p * n64 + k) * CB_STRIDE;
+                bad = e[0] != pat64(p, (size_t)me, k) || e[1] != 0;
+            }
+        break;
     }
     return bad;
 }
@@ -87,7 +118,7 @@ int main(int argc, char **argv) {
     size_t maxsize = 0;
     for (int s = 0; s < o.nsizes; ++s) maxsize = o.sizes[s] > maxsize ? o.sizes[s] : maxsize;
     src = malloc(maxsize * (size_t)np);
-    dst = malloc(maxsize * (size_t)np);
+    dst = malloc(maxsize * (size_t)np * CB_STRIDE);
     if (!src || !dst) MPI_Abort(MPI_COMM_WORLD, 1);
     memset(src, 1, maxsize * (size_t)np);
     char ver[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -97,6 +128,7 @@ int main(int argc, char **argv) {
         if (ver[i] == '\n' || ver[i] == ',') ver[i] = '\0';
     if (me == 0) printf("INFO impl=mpi lib=\"%s\" np=%d\n", ver, np);
     rc = cb_main(&o, check, "mpi", api, "MPI collectives");
+    if (t_strided != MPI_DATATYPE_NULL) MPI_Type_free(&t_strided);
     free(src);
     free(dst);
     MPI_Finalize();

@@ -1,10 +1,11 @@
 /* OSU-style OpenSHMEM collective micro-benchmark: barrier, broadcast, reduce (double sum),
- * fcollect and alltoall over all PEs, at 8 B, 1 KiB, 64 KiB and 1 MiB by default.
+ * fcollect, alltoall and alltoalls (64-bit elements, dest stride 2) over all PEs, at 8 B, 1 KiB,
+ * 64 KiB and 1 MiB by default.
  *
  * Only <shmem.h>. With an OpenSHMEM 1.5+ library (ushmem) the team-based routines on
  * SHMEM_TEAM_WORLD are measured by default (--api team); --api legacy measures the deprecated
  * active-set forms (shmem_broadcast64, shmem_double_sum_to_all, shmem_fcollect64,
- * shmem_alltoall64 with pSync/pWrk; two pSync arrays alternate, as in OSU's osu_oshm_* tests), which
+ * shmem_alltoall64, shmem_alltoalls64 with pSync/pWrk; two pSync arrays alternate, as in OSU's osu_oshm_* tests), which
  * is all an OpenSHMEM 1.4 library (Open MPI's OSHMEM, built with `oshcc -O2`) offers. The barrier
  * (also the untimed one between calls, see coll_common.h) is shmem_barrier_all in both.
  *
@@ -93,12 +94,23 @@ static void cb_op(int test, size_t size, long i) {
 #endif
         shmem_alltoall64(dst, src, n64, 0, 0, npes, ps);
         break;
+    case CB_ALLTOALLS:
+#if HAVE_TEAMS
+        if (!legacy) {
+            shmem_int64_alltoalls(SHMEM_TEAM_WORLD, (int64_t *)dst, (const int64_t *)src, CB_STRIDE, 1, n64);
+            break;
+        }
+#endif
+        shmem_alltoalls64(dst, src, CB_STRIDE, 1, n64, 0, 0, npes, ps);
+        break;
     }
 }
 
 /* Source data: byte k of PE p's buffer (for alltoall: of its block j) is a function of (p, j, k);
  * for the reduction, double k of PE p is p + k % 7. */
 static unsigned char pat(int pe, size_t j, size_t k) { return (unsigned char)(pe * 31 + (int)j * 7 + (int)(k % 251)); }
+/* alltoalls: element k of PE p's block j; never 0, the value of the dest's gaps. */
+static int64_t pat64(int pe, size_t j, size_t k) { return (int64_t)pe * 1000003 + (int64_t)j * 1009 + (int64_t)k + 1; }
 
 static void fill(size_t size) {
     for (int j = 0; j < npes; ++j)
@@ -112,10 +124,13 @@ static int check(int test, size_t size) {
     if (test == CB_REDUCE) {
         double *s = (double *)src;
         for (size_t k = 0; k < n64; ++k) s[k] = me + (double)(k % 7);
+    } else if (test == CB_ALLTOALLS) {
+        for (int j = 0; j < npes; ++j)
+            for (size_t k = 0; k < n64; ++k) ((int64_t *)src)[(size_t)j * n64 + k] = pat64(me, (size_t)j, k);
     } else {
         fill(size);
     }
-    memset(dst, 0, size * (size_t)npes);
+    memset(dst, 0, size * (size_t)npes * CB_STRIDE);
     shmem_barrier_all();
     cb_op(test, size, 0);
     shmem_barrier_all();
@@ -137,6 +152,13 @@ static int check(int test, size_t size) {
         for (int p = 0; p < npes && !bad; ++p)
             for (size_t k = 0; k < size && !bad; ++k)
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
+        break;
+    case CB_ALLTOALLS:
+        for (int p = 0; p < npes && !bad; ++p)
+            for (size_t k = 0; k < n64 && !bad; ++k) {
+                const int64_t *e = (const int64_t *)dst + ((size_t)p * n64 + k) * CB_STRIDE;
+                bad = e[0] != pat64(p, (size_t)me, k) || e[1] != 0;
+            }
         break;
     }
     return bad;
@@ -173,11 +195,11 @@ int main(int argc, char **argv) {
     size_t maxsize = 0;
     for (int s = 0; s < o.nsizes; ++s) maxsize = o.sizes[s] > maxsize ? o.sizes[s] : maxsize;
     src = shmem_malloc(maxsize * (size_t)npes);
-    dst = shmem_malloc(maxsize * (size_t)npes);
+    dst = shmem_malloc(maxsize * (size_t)npes * CB_STRIDE);
     size_t nw = maxsize / 8 / 2 + 1;
     wrk = shmem_malloc((nw > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nw : SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(double));
     if (!src || !dst || !wrk) {
-        if (me == 0) fprintf(stderr, "%s: cannot allocate 2 x %zu bytes of symmetric heap\n", argv[0], maxsize * (size_t)npes);
+        if (me == 0) fprintf(stderr, "%s: cannot allocate 3 x %zu bytes of symmetric heap\n", argv[0], maxsize * (size_t)npes);
         shmem_global_exit(1);
     }
     memset(src, 1, maxsize * (size_t)npes);
