@@ -67,10 +67,7 @@ void alltoalls_impl(frame &f, void *dest, const void *src, std::ptrdiff_t dst, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t me = std::size_t(f.me), ds = std::size_t(dst) * elem, ss = std::size_t(sst) * elem;
-    auto own_block = [&] {
-        for (std::size_t i = 0; i < nelems; ++i)
-            std::memmove(d + (me * nelems + i) * ds, s + (me * nelems + i) * ss, elem);
-    };
+    auto own_block = [&] { util::copy_strided(d + me * nelems * ds, ds, s + me * nelems * ss, ss, elem, nelems); };
     if (f.n == 1 || nelems == 0) return own_block();
     shape sh{family::alltoall, f, nelems * elem};
     sh.central_ok = true;
