@@ -316,6 +316,16 @@ namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what) {
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    if (c.acked_msgs) {
+        // Counted before it leaves: its acknowledgement cannot come before the count.
+        transport::signal_header ha = h;
+        ha.ack = 1;
+        rt.acks_sent[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
+        if (const char *err = transport::signal_nbx(worker_of(c), ep, ha, data, n, src_stride))
+            fatal(routine, "%s to PE %d failed: %s", what, pe, err);
+        c.note_pending(pe, pend_acks);
+        return;
+    }
     if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n, src_stride))
         fatal(routine, "%s to PE %d failed: %s", what, pe, err);
     c.note_pending(pe);
@@ -324,14 +334,24 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
 
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
-    send_message(routine, c, p, pe, {data_raddr, sig_raddr, value, op, 0, 0}, data, n, 0, "signal");
+    send_message(routine, c, p, pe, {data_raddr, sig_raddr, value, op, 0, 0, 0, 0}, data, n, 0,
+                 sig_raddr ? "signal" : "put");
+}
+
+void on_ack(std::uint32_t from) {
+    // From a peer of this job: a rank out of range is a bug of ours, dropped loudly.
+    if (USHMEM_UNLIKELY(from >= std::uint32_t(rt.npes) || !rt.acks_done)) {
+        std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%d PEs)\n", from, rt.npes);
+        return;
+    }
+    rt.acks_done[from].fetch_add(1, std::memory_order_release);
 }
 
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
     send_message(routine, c, p, pe,
-                 {data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem), dst_stride}, data, n,
+                 {data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem), dst_stride, 0, 0}, data, n,
                  src_stride, "strided put");
 }
 

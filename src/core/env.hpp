@@ -31,6 +31,7 @@ struct settings {
     bool peer_failure = true;
     std::string progress_thread;
     std::string signal_messages;
+    bool acked_messages = true;
     std::string heap_address;
     bool static_data = true;
     bool hugepage_notice = true;

@@ -90,14 +90,71 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     return result;
 }
 
+namespace {
+// The acknowledgements awaited from a PE (context::acked_msgs): those of every message counted
+// before the quiet cleared the PE's flag.
+struct ack_wait {
+    int pe;
+    std::uint64_t until;
+};
+bool acks_in(const ack_wait *a, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+        if (rt.acks_done[std::size_t(a[i].pe)].load(std::memory_order_acquire) < a[i].until) return false;
+    return true;
+}
+struct ack_waits {
+    const ack_wait *a;
+    std::size_t n;
+    const char *op;
+};
+// As describe_requests: the PEs whose acknowledgements are missing.
+void describe_acks(const void *arg, char *buf, std::size_t len) {
+    const auto &w = *static_cast<const ack_waits *>(arg);
+    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", w.op);
+    int listed = 0;
+    for (std::size_t i = 0; i < w.n && used > 0 && std::size_t(used) < len; ++i) {
+        if (rt.acks_done[std::size_t(w.a[i].pe)].load(std::memory_order_acquire) >= w.a[i].until) continue;
+        if (++listed > 16) {
+            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
+            break;
+        }
+        used += std::snprintf(buf + used, len - std::size_t(used), " %d", w.a[i].pe);
+    }
+    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
+}
+// Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
+void await_acks(const char *routine, const ack_wait *a, std::size_t n, const char *op) {
+    if (n == 0 || acks_in(a, n)) return;
+    bool remote = true;
+    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(a[i].pe);
+    const ack_waits w{a, n, op};
+    wait_for(
+        routine, op, [a, n] { return acks_in(a, n); }, false, remote, describe_acks, &w);
+}
+} // namespace
+
 void quiet_slow(const char *routine, context &c) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (c.pending_list.empty()) return;  // another thread flushed them
     ucs_status_t st = UCS_OK;
     const ucp_worker_h w = worker_of(c);
-    // Flags cleared before the flush: see context::note_pending.
-    for (int pe : c.pending_list) __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);
+    // Flags cleared before the flush and before the acknowledgement counts are read: see
+    // context::note_pending (the fence orders the clearing stores before the counts' loads).
+    std::vector<ack_wait> acks;
+    std::vector<int> flush_pes;
+    for (int pe : c.pending_list) {
+        std::uint8_t &f = c.pending[std::size_t(pe)];
+        std::uint8_t bits = __atomic_load_n(&f, __ATOMIC_RELAXED);
+        __atomic_store_n(&f, std::uint8_t(0), __ATOMIC_RELAXED);
+        // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
+        // it. Whatever it was, complete it now.
+        if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0));
+        if (bits & pend_flush) flush_pes.push_back(pe);
+        if (bits & pend_acks) acks.push_back({pe, 0});
+    }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (ack_wait &a : acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
     ucp_request_param_t prm{};
     pending_request stack_reqs[32];
     std::vector<pending_request> heap_reqs;
@@ -111,10 +168,10 @@ void quiet_slow(const char *routine, context &c) {
         if (nreq < 32) stack_reqs[nreq++] = {r, pe};
         else heap_reqs.push_back({r, pe});
     };
-    if (c.pending_list.size() > std::size_t(rt.cfg.quiet_ep_max)) {
+    if (flush_pes.size() > std::size_t(rt.cfg.quiet_ep_max)) {
         add(transport::worker_flush_nbx(w, &prm), -1);
     } else {
-        for (int pe : c.pending_list) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
+        for (int pe : flush_pes) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
     }
     if (nreq) {
         ucs_status_t s2 = await_requests(routine, c, stack_reqs, nreq, "a quiet");
@@ -124,6 +181,7 @@ void quiet_slow(const char *routine, context &c) {
         ucs_status_t s2 = await_requests(routine, c, heap_reqs.data(), heap_reqs.size(), "a quiet");
         if (st == UCS_OK) st = s2;
     }
+    await_acks(routine, acks.data(), acks.size(), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
     if (st == UCS_OK) st = transport::take_async_error();
@@ -137,12 +195,18 @@ void pe_quiet(const char *routine, context &c, int pe) {
     if (c.thread_safe) g.lock();
     if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
     const ucp_worker_h w = worker_of(c);
-    __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush
-    ucp_request_param_t prm{};
-    void *r = transport::ep_flush_nbx(w, ep_of(c, pe), &prm);
+    const std::uint8_t bits = c.pending[std::size_t(pe)];
+    __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const ack_wait acks{pe, rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire)};
     ucs_status_t st = UCS_OK;
-    if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
-    else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
+    if (bits & pend_flush) {
+        ucp_request_param_t prm{};
+        void *r = transport::ep_flush_nbx(w, ep_of(c, pe), &prm);
+        if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
+        else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
+    }
+    if (bits & pend_acks) await_acks(routine, &acks, 1, "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

@@ -14,6 +14,12 @@ namespace {
 
 void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              const void *src, std::size_t n, bool nbi) {
+    if (c.acked_msgs && shared.msg_puts && n <= signal_message_max) {
+        // Emulated RMA: a message the target acknowledges (context::acked_msgs), holding a copy
+        // of the source (reusable on return, as for a blocking put; so for nbi too).
+        signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
+        return;
+    }
     peer &p = ucx_peer(routine, c, shared, pe, s);
     ucp_request_param_t prm;
     if (nbi) {
@@ -43,7 +49,12 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
              void *dst, std::size_t n, bool nbi) {
     peer &p = ucx_peer(routine, c, shared, pe, s);
     // A get after a put to the same PE must see the put: order it behind earlier operations.
-    if (c.pending[std::size_t(pe)]) transport::fence(worker_of(c));
+    // Messages (signal messages forced on over lanes with real RMA: peer::msg_puts) travel apart
+    // from the get: completed first.
+    if (const std::uint8_t bits = __atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) {
+        if ((bits & pend_acks) && !shared.msg_puts) pe_quiet(routine, c, pe);
+        else transport::fence(worker_of(c));
+    }
     ucp_request_param_t prm;
     if (nbi) {
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;

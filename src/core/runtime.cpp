@@ -256,13 +256,16 @@ double now_seconds() {
 // Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where UCX's lanes to
 // it emulate atomics (no one-sided transport of the kind that reaches it: shared memory on the
 // node, RDMA across nodes), so that its CPU runs every atomic from a message anyway.
+bool rma_emulated(int pe) {
+    const transport::lanes_info &l = transport::lanes();
+    const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
+    return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
+}
 bool signals_as_messages(int pe) {
     const std::string &m = rt.cfg.signal_messages;
     if (m == "on") return true;
     if (m == "off") return false;
-    const transport::lanes_info &l = transport::lanes();
-    const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
-    return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
+    return rma_emulated(pe);
 }
 
 void resolve(const char *routine, int pe, seg_id s) {
@@ -287,6 +290,7 @@ void resolve(const char *routine, int pe, seg_id s) {
         p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe, detect_failure(pe), err);
         if (!p.ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
         p.msg_signals = signals_as_messages(pe);
+        p.msg_puts = p.msg_signals && rt.cfg.acked_messages && rma_emulated(pe);
     }
     if (!p.rkey[s]) {
         p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
@@ -476,6 +480,9 @@ int init(const char *routine, const void *comm, int requested) {
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
     transport::set_signal_handler(on_signal_message);
+    rt.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+    rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+    transport::set_ack_handler(on_ack, std::uint32_t(rt.me));
     transport::set_gather_handlers(pack_strided_get, on_strided_get_reply);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
@@ -487,6 +494,7 @@ int init(const char *routine, const void *comm, int requested) {
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
     rt.peers.assign(std::size_t(rt.npes), peer{});
     rt.default_ctx.reset(rt.npes, mt);
+    rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
 
     // The runtime's own symmetric area comes first, at the same offset on every PE.
     rt.heap.reset(rt.seg[seg_heap].size);

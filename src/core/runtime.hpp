@@ -39,6 +39,10 @@ struct alignas(64) peer {
     // Signals (the collectives', put_signal's) go as signal messages (transport::signal_nbx): the
     // peer's atomics are emulated, so a message its CPU handles anyway, without the atomic's reply.
     bool msg_signals = false;
+    // Puts go as acknowledged messages (context::acked_msgs): signal messages are on and UCX
+    // emulates the peer's RMA, so a message and UCX's own operations to it share one ordered lane
+    // (a later get sees the put); not where signal messages are only forced on.
+    bool msg_puts = false;
     char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
     std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
     ucp_rkey_h rkey[seg_count] = {nullptr, nullptr};
@@ -65,11 +69,15 @@ struct context_lanes {
     std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
 };
 
-// Per-context completion state: which PEs have UCX operations that a quiet must flush, and
+// pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX
+// operations); pend_acks: wait for the acknowledgements of the messages sent to it (rt.acks_*).
+enum : std::uint8_t { pend_flush = 1, pend_acks = 2 };
+
+// Per-context completion state: which PEs have UCX operations that a quiet must complete, and
 // whether direct stores were made since the last quiet (a store fence then suffices).
 struct context {
-    std::vector<std::uint8_t> pending;  // per PE
-    std::vector<int> pending_list;      // the PEs with pending[pe] set
+    std::vector<std::uint8_t> pending;  // per PE: pend_* bits
+    std::vector<int> pending_list;      // the PEs with pending[pe] != 0
     // pending_list's size, for the checks made without the lock (quiet's and fence's fast path):
     // under SHMEM_THREAD_MULTIPLE another thread may be appending to the vector meanwhile, and
     // reading its pointers then is a data race (found by the TSan stage). Written with the list.
@@ -84,6 +92,11 @@ struct context {
     const int *team_pes = nullptr;
     int team_n = 0;
     bool own_worker = false;          // UCX operations go through `lanes` (created on first use)
+    // The program's contexts on the main worker: puts and signals to a PE whose RMA is emulated
+    // go as messages that the target acknowledges (completion by counting, not by a flush).
+    // Not the collectives' context: their messages are consumed by the receiver's wait, and an
+    // acknowledgement each would be a send more per step on the target.
+    bool acked_msgs = false;
     context_lanes *lanes = nullptr;
     // Gets and fetching atomics issued through UCX as non-blocking operations, per PE:
     // replies[2 * pe] counts those issued, replies[2 * pe + 1] those whose reply arrived (at issue
@@ -99,6 +112,7 @@ struct context {
         pending_list_changed();
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
+        acked_msgs = false;
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
     std::atomic<std::uint64_t> &reply_issued(int pe) { return replies[2 * std::size_t(pe)]; }
@@ -107,19 +121,20 @@ struct context {
     // SHMEM_THREAD_MULTIPLE another thread's quiet clears the flags, under the lock, before it
     // flushes, so an operation whose flag was seen set is covered by that flush, and one that
     // sees it clear takes the lock and is listed again (found by the TSan stage).
-    void note_pending(int pe) {
-        if (USHMEM_LIKELY(__atomic_load_n(&pending[std::size_t(pe)], __ATOMIC_RELAXED))) return;
-        if (thread_safe) {
-            std::lock_guard<std::mutex> g(lock);
-            if (pending[std::size_t(pe)]) return;
-            __atomic_store_n(&pending[std::size_t(pe)], 1, __ATOMIC_RELAXED);
-            pending_list.push_back(pe);
-            pending_list_changed();  // under the lock: it reads the list
-        } else {
-            pending[std::size_t(pe)] = 1;
-            pending_list.push_back(pe);
-            pending_list_changed();
-        }
+    // pend_acks: the caller counted the message in rt.acks_sent before sending it; a quiet clears
+    // the bits, then (after a full fence) reads the counts, so a message whose bit was seen set is
+    // covered by that quiet's count.
+    void note_pending(int pe, std::uint8_t bits = pend_flush) {
+        std::uint8_t &w = pending[std::size_t(pe)];
+        if (USHMEM_LIKELY((__atomic_load_n(&w, __ATOMIC_RELAXED) & bits) == bits)) return;
+        std::unique_lock<std::mutex> g(lock, std::defer_lock);
+        if (thread_safe) g.lock();
+        const std::uint8_t old = w;
+        if ((old & bits) == bits) return;
+        __atomic_store_n(&w, std::uint8_t(old | bits), __ATOMIC_RELAXED);
+        if (old) return;
+        pending_list.push_back(pe);
+        pending_list_changed();  // under the lock: it reads the list
     }
     void note_direct() {
         if (!direct_dirty.load(std::memory_order_relaxed)) direct_dirty.store(true, std::memory_order_relaxed);
@@ -141,6 +156,11 @@ struct runtime {
     std::vector<std::uint8_t> worker_addrs;
     std::vector<std::size_t> worker_addr_offsets;
     context default_ctx;
+    // Acknowledged messages on the main worker (context::acked_msgs), per PE: sent, and
+    // acknowledged (by the ack handler, in progress). One endpoint per PE delivers in order and
+    // the target acknowledges in order, so acks_done >= a count read after a message was sent
+    // means that message was acknowledged.
+    std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
     settings cfg;
     heap_allocator heap;
     std::size_t user_heap_offset = 0;  // the runtime's own symmetric area precedes user blocks
@@ -404,6 +424,7 @@ inline ucp_ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
 }
 // Runs a signal message that arrived (installed as the transport's handler).
 void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
+void on_ack(std::uint32_t from);  // an acknowledged message's acknowledgement (context::acked_msgs)
 // One signal message to `pe` (through the context's endpoint: message_ep): the data (n bytes,
 // may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.

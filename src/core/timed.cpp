@@ -47,7 +47,20 @@ void flush_done(void *request, ucs_status_t, void *user) {
 
 bool pe_test(const char *routine, context &c, int pe) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
-    if (!c.pending[std::size_t(pe)]) return true;
+    const std::uint8_t bits = __atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED);
+    if (!bits) return true;
+    if (bits & pend_acks) {
+        // Acknowledged messages (context::acked_msgs): done once every one counted so far is in.
+        const std::uint64_t sent = rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire);
+        if (rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) < sent) {
+            transport::progress_both(worker_of(c));
+            if (rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) < sent) return false;
+        }
+        if (!(bits & pend_flush)) {
+            pe_quiet(routine, c, pe);  // clears the flag; its wait finds the acknowledgements in
+            return true;
+        }
+    }
     std::atomic<int> &s = slot_of(c, pe);
     const ucp_worker_h w = worker_of(c);
     int st = s.load(std::memory_order_acquire);

@@ -110,6 +110,9 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 }
 
 signal_handler g_signal_handler = nullptr;
+ack_receiver g_ack_receive = nullptr;
+std::uint32_t g_ack_me = 0;
+void send_ack(const ucp_am_recv_param_t *param);  // below, with the other replies
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
@@ -123,6 +126,7 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     signal_header h;
     std::memcpy(&h, header, sizeof h);
     g_signal_handler(h, data, length);
+    if (h.ack) send_ack(param);
     return UCS_OK;
 }
 
@@ -133,6 +137,10 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
 } // namespace
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
+void set_ack_handler(ack_receiver receive, std::uint32_t me) {
+    g_ack_receive = receive;
+    g_ack_me = me;
+}
 namespace {
 // Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
 // bytes of data), fire and forget: freed at once when UCX sent it inline or refused it, else by
@@ -180,6 +188,34 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
     g_gather_pack(h, copy + sizeof h.cookie);
     // Inside the worker's progress (its lock, if shared, is held): UCX allows sends here.
     am_send_copy(param->reply_ep, gather_reply_am_id, copy, sizeof h.cookie, n, 0, reply_sent);
+    return UCS_OK;
+}
+
+// The acknowledgement of a signal message that asked for one (signal_header::ack), from inside
+// the handler's progress, as the strided get's reply.
+void send_ack(const ucp_am_recv_param_t *param) {
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+        std::fprintf(stderr, "ushmem: internal error: a signal message asks for an acknowledgement without a reply endpoint\n");
+        return;
+    }
+    auto *copy = static_cast<std::uint32_t *>(std::malloc(sizeof(std::uint32_t)));
+    if (!copy) {
+        std::fprintf(stderr, "ushmem: out of memory for an acknowledgement\n");
+        return;
+    }
+    *copy = g_ack_me;
+    am_send_copy(param->reply_ep, ack_am_id, copy, sizeof *copy, 0, 0, reply_sent);
+}
+
+ucs_status_t on_ack(void *, const void *header, size_t header_length, void *, size_t length,
+                    const ucp_am_recv_param_t *) {
+    if (header_length != sizeof(std::uint32_t) || length != 0 || !g_ack_receive) {
+        std::fprintf(stderr, "ushmem: internal error: malformed acknowledgement (header %zu bytes)\n", header_length);
+        return UCS_OK;
+    }
+    std::uint32_t from;
+    std::memcpy(&from, header, sizeof from);
+    g_ack_receive(from);
     return UCS_OK;
 }
 
@@ -231,7 +267,8 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
     } else if (n) {
         std::memcpy(copy + sizeof hdr, data, n);
     }
-    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, 0);
+    // An acknowledgement goes to the endpoint the message came from (UCX's reply endpoint).
+    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, hdr.ack ? UCP_AM_SEND_FLAG_REPLY : 0);
 }
 
 namespace {
@@ -243,7 +280,8 @@ ucs_status_t set_handlers(ucp_worker_h w) {
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
-        {signal_am_id, on_signal_message}, {gather_am_id, on_gather_request}, {gather_reply_am_id, on_gather_reply}};
+        {signal_am_id, on_signal_message}, {gather_am_id, on_gather_request}, {gather_reply_am_id, on_gather_reply},
+        {ack_am_id, on_ack}};
     for (const auto &[id, cb] : handlers) {
         hp.id = id;
         hp.cb = cb;

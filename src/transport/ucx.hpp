@@ -215,10 +215,21 @@ struct signal_header {
     // in one message, where puts would cost a message (and a system call each side) per element.
     std::uint32_t elem;
     std::uint64_t dst_stride;
+    // Non-zero: once the handler has run, the target answers with an acknowledgement (ack_am_id)
+    // to the sender's worker. Waiting for the acknowledgements of the messages sent to a PE
+    // completes them, in place of an endpoint flush, which over an emulated transport is a
+    // request and a reply of its own (4 messages per put + quiet with UCX's puts, 2 this way).
+    std::uint32_t ack;
+    std::uint32_t reserved;
 };
 // Runs in the progress of the main worker (the PE's or the progress thread's) for each message.
 using signal_handler = void (*)(const signal_header &h, const void *data, std::size_t n);
 void set_signal_handler(signal_handler h);  // before create_worker()
+// Acknowledgements: `me` is what this PE's acknowledgements carry (its rank); `receive` runs on
+// the sender, in progress of the worker that sent the message, with the acknowledging PE's `me`.
+constexpr unsigned ack_am_id = 20;
+using ack_receiver = void (*)(std::uint32_t from);
+void set_ack_handler(ack_receiver receive, std::uint32_t me);  // before create_worker()
 // Sends one signal message, fire and forget: header and data are copied first, so the caller
 // never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
 // connection, would otherwise block the sender). Completion through flush, errors through
