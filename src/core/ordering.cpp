@@ -141,8 +141,12 @@ void quiet_slow(const char *routine, context &c) {
     const ucp_worker_h w = worker_of(c);
     // Flags cleared before the flush and before the acknowledgement counts are read: see
     // context::note_pending (the fence orders the clearing stores before the counts' loads).
-    std::vector<ack_wait> acks;
-    std::vector<int> flush_pes;
+    // On the stack up to 32 PEs, as the requests below (no allocation on a put + quiet).
+    ack_wait stack_acks[32];
+    std::vector<ack_wait> heap_acks;
+    int stack_flush[32];
+    std::vector<int> heap_flush;
+    std::size_t nacks = 0, nflush = 0;
     for (int pe : c.pending_list) {
         std::uint8_t &f = c.pending[std::size_t(pe)];
         std::uint8_t bits = __atomic_load_n(&f, __ATOMIC_RELAXED);
@@ -150,11 +154,24 @@ void quiet_slow(const char *routine, context &c) {
         // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
         // it. Whatever it was, complete it now.
         if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0));
-        if (bits & pend_flush) flush_pes.push_back(pe);
-        if (bits & pend_acks) acks.push_back({pe, 0});
+        if (bits & pend_flush) {
+            if (nflush < 32) stack_flush[nflush] = pe;
+            else heap_flush.push_back(pe);
+            ++nflush;
+        }
+        if (bits & pend_acks) {
+            if (nacks < 32) stack_acks[nacks] = {pe, 0};
+            else heap_acks.push_back({pe, 0});
+            ++nacks;
+        }
     }
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    for (ack_wait &a : acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
+    const std::size_t nstack_acks = std::min<std::size_t>(nacks, 32);
+    if (nacks) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        for (std::size_t i = 0; i < nstack_acks; ++i)
+            stack_acks[i].until = rt.acks_sent[std::size_t(stack_acks[i].pe)].load(std::memory_order_acquire);
+        for (ack_wait &a : heap_acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
+    }
     ucp_request_param_t prm{};
     pending_request stack_reqs[32];
     std::vector<pending_request> heap_reqs;
@@ -168,10 +185,12 @@ void quiet_slow(const char *routine, context &c) {
         if (nreq < 32) stack_reqs[nreq++] = {r, pe};
         else heap_reqs.push_back({r, pe});
     };
-    if (flush_pes.size() > std::size_t(rt.cfg.quiet_ep_max)) {
+    if (nflush > std::size_t(rt.cfg.quiet_ep_max)) {
         add(transport::worker_flush_nbx(w, &prm), -1);
     } else {
-        for (int pe : flush_pes) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
+        for (std::size_t i = 0; i < std::min<std::size_t>(nflush, 32); ++i)
+            add(transport::ep_flush_nbx(w, ep_of(c, stack_flush[i]), &prm), stack_flush[i]);
+        for (int pe : heap_flush) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
     }
     if (nreq) {
         ucs_status_t s2 = await_requests(routine, c, stack_reqs, nreq, "a quiet");
@@ -181,7 +200,8 @@ void quiet_slow(const char *routine, context &c) {
         ucs_status_t s2 = await_requests(routine, c, heap_reqs.data(), heap_reqs.size(), "a quiet");
         if (st == UCS_OK) st = s2;
     }
-    await_acks(routine, acks.data(), acks.size(), "a quiet");
+    await_acks(routine, stack_acks, nstack_acks, "a quiet");
+    await_acks(routine, heap_acks.data(), heap_acks.size(), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
     if (st == UCS_OK) st = transport::take_async_error();
