@@ -49,6 +49,24 @@ static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "re
 #define CB_STRIDE 2
 #define CB_ALLTOALLS_MAX ((size_t)1024)
 
+/* alltoalls' data: element k of process p's block j (never 0, the value of the dest's gaps); the
+ * source of process `me`, and the check of its dest (0: as expected). */
+static inline int64_t cb_pat64(int p, size_t j, size_t k) { return (int64_t)p * 1000003 + (int64_t)j * 1009 + (int64_t)k + 1; }
+static inline void cb_fill_alltoalls(void *src, int np, int me, size_t n64)
+{
+    for (int j = 0; j < np; ++j)
+        for (size_t k = 0; k < n64; ++k) ((int64_t *)src)[(size_t)j * n64 + k] = cb_pat64(me, (size_t)j, k);
+}
+static inline int cb_check_alltoalls(const void *dst, int np, int me, size_t n64)
+{
+    for (int p = 0; p < np; ++p)
+        for (size_t k = 0; k < n64; ++k) {
+            const int64_t *e = (const int64_t *)dst + ((size_t)p * n64 + k) * CB_STRIDE;
+            if (e[0] != cb_pat64(p, (size_t)me, k) || e[1] != 0) return 1;
+        }
+    return 0;
+}
+
 struct cb_opts {
     const char *prog;
     unsigned tests;

@@ -59,7 +59,6 @@ static void cb_op(int test, size_t size, long i) {
 }
 
 static unsigned char pat(int pe, size_t j, size_t k) { return (unsigned char)(pe * 31 + (int)j * 7 + (int)(k % 251)); }
-static int64_t pat64(int pe, size_t j, size_t k) { return (int64_t)pe * 1000003 + (int64_t)j * 1009 + (int64_t)k + 1; }
 
 static int check(int test, size_t size) {
     size_t n64 = size / 8 ? size / 8 : 1;
@@ -67,8 +66,7 @@ static int check(int test, size_t size) {
     if (test == CB_REDUCE) {
         for (size_t k = 0; k < n64; ++k) ((double *)src)[k] = me + (double)(k % 7);
     } else if (test == CB_ALLTOALLS) {
-        for (int j = 0; j < np; ++j)
-            for (size_t k = 0; k < n64; ++k) ((int64_t *)src)[(size_t)j * n64 + k] = pat64(me, (size_t)j, k);
+        cb_fill_alltoalls(src, np, me, n64);
     } else {
         for (int j = 0; j < np; ++j)
             for (size_t k = 0; k < size; ++k) src[(size_t)j * size + k] = (char)pat(me, (size_t)j, k);
@@ -93,13 +91,7 @@ static int check(int test, size_t size) {
         for (int p = 0; p < np && !bad; ++p)
             for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
-    case CB_ALLTOALLS:
-        for (int p = 0; p < np && !bad; ++p)
-            for (size_t k = 0; k < n64 && !bad; ++k) {
-                const int64_t *e = (const int64_t *)dst + ((size_t)p * n64 + k) * CB_STRIDE;
-                bad = e[0] != pat64(p, (size_t)me, k) || e[1] != 0;
-            }
-        break;
+    case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, np, me, n64); break;
     }
     return bad;
 }

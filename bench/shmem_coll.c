@@ -109,8 +109,6 @@ static void cb_op(int test, size_t size, long i) {
 /* Source data: byte k of PE p's buffer (for alltoall: of its block j) is a function of (p, j, k);
  * for the reduction, double k of PE p is p + k % 7. */
 static unsigned char pat(int pe, size_t j, size_t k) { return (unsigned char)(pe * 31 + (int)j * 7 + (int)(k % 251)); }
-/* alltoalls: element k of PE p's block j; never 0, the value of the dest's gaps. */
-static int64_t pat64(int pe, size_t j, size_t k) { return (int64_t)pe * 1000003 + (int64_t)j * 1009 + (int64_t)k + 1; }
 
 static void fill(size_t size) {
     for (int j = 0; j < npes; ++j)
@@ -125,8 +123,7 @@ static int check(int test, size_t size) {
         double *s = (double *)src;
         for (size_t k = 0; k < n64; ++k) s[k] = me + (double)(k % 7);
     } else if (test == CB_ALLTOALLS) {
-        for (int j = 0; j < npes; ++j)
-            for (size_t k = 0; k < n64; ++k) ((int64_t *)src)[(size_t)j * n64 + k] = pat64(me, (size_t)j, k);
+        cb_fill_alltoalls(src, npes, me, n64);
     } else {
         fill(size);
     }
@@ -153,13 +150,7 @@ static int check(int test, size_t size) {
             for (size_t k = 0; k < size && !bad; ++k)
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
-    case CB_ALLTOALLS:
-        for (int p = 0; p < npes && !bad; ++p)
-            for (size_t k = 0; k < n64 && !bad; ++k) {
-                const int64_t *e = (const int64_t *)dst + ((size_t)p * n64 + k) * CB_STRIDE;
-                bad = e[0] != pat64(p, (size_t)me, k) || e[1] != 0;
-            }
-        break;
+    case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, npes, me, n64); break;
     }
     return bad;
 }
