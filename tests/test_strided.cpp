@@ -32,6 +32,12 @@ TEST(CopyStrided, EveryElementSizeAndStride) {
                 for (std::size_t count : {0u, 1u, 7u, 64u}) check_copy(elem, ds, ss, count);
 }
 
+TEST(CopyStrided, NothingToCopyTouchesNothing) {
+    // Zero-length calls pass NULL (public test suites do): no copy of zero bytes from it either.
+    copy_strided(nullptr, 8, nullptr, 8, 8, 0);
+    copy_strided(nullptr, 16, nullptr, 8, 8, 0);
+}
+
 TEST(CopyStrided, UnalignedAddresses) {
     // The typed copies must not assume alignment (a byte buffer at an odd offset).
     std::vector<unsigned char> src(1 + 8 * 10), dst(1 + 16 * 10, 0);

@@ -23,6 +23,7 @@ inline void copy_strided(void *dst, std::size_t dstride, const void *src, std::s
                          std::size_t count) {
     auto *d = static_cast<char *>(dst);
     const auto *s = static_cast<const char *>(src);
+    if (count == 0) return;  // no memory touched: any pointer, NULL included (zero-length calls)
     if (dstride == elem && sstride == elem) return std::memcpy(d, s, elem * count), void();
     switch (elem) {
     case 1: return detail::copy_strided_fixed<1>(d, dstride, s, sstride, count);
