@@ -316,19 +316,15 @@ namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what) {
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    transport::signal_header hs = h;
     if (c.acked_msgs) {
         // Counted before it leaves: its acknowledgement cannot come before the count.
-        transport::signal_header ha = h;
-        ha.ack = 1;
+        hs.ack = 1;
         rt.acks_sent[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
-        if (const char *err = transport::signal_nbx(worker_of(c), ep, ha, data, n, src_stride))
-            fatal(routine, "%s to PE %d failed: %s", what, pe, err);
-        c.note_pending(pe, pend_acks);
-        return;
     }
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, h, data, n, src_stride))
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, hs, data, n, src_stride))
         fatal(routine, "%s to PE %d failed: %s", what, pe, err);
-    c.note_pending(pe);
+    c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
 }
 } // namespace
 

@@ -18,6 +18,50 @@ namespace {
 } // namespace
 
 namespace {
+// A list that lives on the stack up to N entries (no allocation on a put + quiet), then moves to
+// the heap, contiguous either way.
+template <class T, std::size_t N = 32>
+class short_list {
+public:
+    void push(const T &v) {
+        if (n_ < N) {
+            stack_[n_] = v;
+        } else {
+            if (n_ == N) heap_.assign(stack_, stack_ + N);
+            heap_.push_back(v);
+        }
+        ++n_;
+    }
+    T *begin() { return n_ > N ? heap_.data() : stack_; }
+    T *end() { return begin() + n_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T stack_[N];
+    std::vector<T> heap_;
+    std::size_t n_ = 0;
+};
+
+// The timeout message of a completion wait: "the completion of OP; no answer yet from PE a b ..."
+// then why a PE may not answer. missing(i): the PE of entry i that has not answered, -1 for a
+// worker flush (all PEs), -2 if it has.
+template <class Missing>
+void describe_missing(char *buf, std::size_t len, const char *op, std::size_t n, Missing missing) {
+    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", op);
+    int listed = 0;
+    for (std::size_t i = 0; i < n && used > 0 && std::size_t(used) < len; ++i) {
+        const int pe = missing(i);
+        if (pe == -2) continue;
+        if (++listed > 16) {
+            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
+            break;
+        }
+        if (pe < 0) used += std::snprintf(buf + used, len - std::size_t(used), " (all PEs of a worker flush)");
+        else used += std::snprintf(buf + used, len - std::size_t(used), " %d", pe);
+    }
+    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
+}
+
 struct request_wait {
     context *c;
     pending_request *reqs;
@@ -36,18 +80,9 @@ bool all_done(const request_wait &w) {
 // here by number.
 void describe_requests(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const request_wait *>(arg);
-    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", w.op);
-    int listed = 0;
-    for (std::size_t i = 0; i < w.n && used > 0 && std::size_t(used) < len; ++i) {
-        if (transport::request_status(w.reqs[i].request) != UCS_INPROGRESS) continue;
-        if (++listed > 16) {
-            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
-            break;
-        }
-        if (w.reqs[i].pe < 0) used += std::snprintf(buf + used, len - std::size_t(used), " (all PEs of a worker flush)");
-        else used += std::snprintf(buf + used, len - std::size_t(used), " %d", w.reqs[i].pe);
-    }
-    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
+    describe_missing(buf, len, w.op, w.n, [&w](std::size_t i) {
+        return transport::request_status(w.reqs[i].request) == UCS_INPROGRESS ? w.reqs[i].pe : -2;
+    });
 }
 } // namespace
 
@@ -99,7 +134,7 @@ struct ack_wait {
 };
 bool acks_in(const ack_wait *a, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-        if (rt.acks_done[std::size_t(a[i].pe)].load(std::memory_order_acquire) < a[i].until) return false;
+        if (!acks_answered(a[i].pe, a[i].until)) return false;
     return true;
 }
 struct ack_waits {
@@ -110,17 +145,8 @@ struct ack_waits {
 // As describe_requests: the PEs whose acknowledgements are missing.
 void describe_acks(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const ack_waits *>(arg);
-    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", w.op);
-    int listed = 0;
-    for (std::size_t i = 0; i < w.n && used > 0 && std::size_t(used) < len; ++i) {
-        if (rt.acks_done[std::size_t(w.a[i].pe)].load(std::memory_order_acquire) >= w.a[i].until) continue;
-        if (++listed > 16) {
-            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
-            break;
-        }
-        used += std::snprintf(buf + used, len - std::size_t(used), " %d", w.a[i].pe);
-    }
-    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
+    describe_missing(buf, len, w.op, w.n,
+                     [&w](std::size_t i) { return acks_answered(w.a[i].pe, w.a[i].until) ? -2 : w.a[i].pe; });
 }
 // Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
 void await_acks(const char *routine, const ack_wait *a, std::size_t n, const char *op) {
@@ -141,12 +167,8 @@ void quiet_slow(const char *routine, context &c) {
     const ucp_worker_h w = worker_of(c);
     // Flags cleared before the flush and before the acknowledgement counts are read: see
     // context::note_pending (the fence orders the clearing stores before the counts' loads).
-    // On the stack up to 32 PEs, as the requests below (no allocation on a put + quiet).
-    ack_wait stack_acks[32];
-    std::vector<ack_wait> heap_acks;
-    int stack_flush[32];
-    std::vector<int> heap_flush;
-    std::size_t nacks = 0, nflush = 0;
+    short_list<int> flush_pes;
+    short_list<ack_wait> acks;
     for (int pe : c.pending_list) {
         std::uint8_t &f = c.pending[std::size_t(pe)];
         std::uint8_t bits = __atomic_load_n(&f, __ATOMIC_RELAXED);
@@ -154,54 +176,33 @@ void quiet_slow(const char *routine, context &c) {
         // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
         // it. Whatever it was, complete it now.
         if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0));
-        if (bits & pend_flush) {
-            if (nflush < 32) stack_flush[nflush] = pe;
-            else heap_flush.push_back(pe);
-            ++nflush;
-        }
-        if (bits & pend_acks) {
-            if (nacks < 32) stack_acks[nacks] = {pe, 0};
-            else heap_acks.push_back({pe, 0});
-            ++nacks;
-        }
+        if (bits & pend_flush) flush_pes.push(pe);
+        if (bits & pend_acks) acks.push({pe, 0});
     }
-    const std::size_t nstack_acks = std::min<std::size_t>(nacks, 32);
-    if (nacks) {
+    if (acks.size()) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        for (std::size_t i = 0; i < nstack_acks; ++i)
-            stack_acks[i].until = rt.acks_sent[std::size_t(stack_acks[i].pe)].load(std::memory_order_acquire);
-        for (ack_wait &a : heap_acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
+        for (ack_wait &a : acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
     }
     ucp_request_param_t prm{};
-    pending_request stack_reqs[32];
-    std::vector<pending_request> heap_reqs;
-    std::size_t nreq = 0;
+    short_list<pending_request> reqs;
     auto add = [&](void *r, int pe) {
         if (r == nullptr) return;  // nothing was outstanding there
         if (UCS_PTR_IS_ERR(r)) {
             if (st == UCS_OK) st = UCS_PTR_STATUS(r);
             return;
         }
-        if (nreq < 32) stack_reqs[nreq++] = {r, pe};
-        else heap_reqs.push_back({r, pe});
+        reqs.push({r, pe});
     };
-    if (nflush > std::size_t(rt.cfg.quiet_ep_max)) {
+    if (flush_pes.size() > std::size_t(rt.cfg.quiet_ep_max)) {
         add(transport::worker_flush_nbx(w, &prm), -1);
     } else {
-        for (std::size_t i = 0; i < std::min<std::size_t>(nflush, 32); ++i)
-            add(transport::ep_flush_nbx(w, ep_of(c, stack_flush[i]), &prm), stack_flush[i]);
-        for (int pe : heap_flush) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
+        for (int pe : flush_pes) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
     }
-    if (nreq) {
-        ucs_status_t s2 = await_requests(routine, c, stack_reqs, nreq, "a quiet");
+    if (reqs.size()) {
+        ucs_status_t s2 = await_requests(routine, c, reqs.begin(), reqs.size(), "a quiet");
         if (st == UCS_OK) st = s2;
     }
-    if (!heap_reqs.empty()) {
-        ucs_status_t s2 = await_requests(routine, c, heap_reqs.data(), heap_reqs.size(), "a quiet");
-        if (st == UCS_OK) st = s2;
-    }
-    await_acks(routine, stack_acks, nstack_acks, "a quiet");
-    await_acks(routine, heap_acks.data(), heap_acks.size(), "a quiet");
+    await_acks(routine, acks.begin(), acks.size(), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
     if (st == UCS_OK) st = transport::take_async_error();
@@ -217,8 +218,11 @@ void pe_quiet(const char *routine, context &c, int pe) {
     const ucp_worker_h w = worker_of(c);
     const std::uint8_t bits = c.pending[std::size_t(pe)];
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    const ack_wait acks{pe, rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire)};
+    ack_wait acks{pe, 0};
+    if (bits & pend_acks) {  // the count read after the clearing store (quiet_slow)
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        acks.until = rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire);
+    }
     ucs_status_t st = UCS_OK;
     if (bits & pend_flush) {
         ucp_request_param_t prm{};

@@ -100,7 +100,7 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
-    if (nblocks == 0) return;
+    if (nblocks == 0 || bytes == 0) return;  // (check_strided located nothing)
     const std::size_t dstep = std::size_t(dst) * elem, sstep = std::size_t(sst) * elem;
     peer &p = target(routine, pe, ds);
     if (p.how[ds] == route::direct) {
@@ -225,7 +225,7 @@ void get_strided(const char *routine, context &c, void *dest, const void *src, s
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     const std::size_t bytes = bsize * elem;
-    if (nblocks == 0) return;
+    if (nblocks == 0 || bytes == 0) return;  // (check_strided located nothing)
     if (peer &p = target(routine, pe, ss); p.how[ss] == route::direct) {  // same node: as put_strided
         util::copy_strided(d, std::size_t(dst) * elem, p.direct[ss] + soff, std::size_t(sst) * elem, bytes, nblocks);
         return;

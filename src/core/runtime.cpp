@@ -253,14 +253,15 @@ double now_seconds() {
               : "");
 }
 
-// Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where UCX's lanes to
-// it emulate atomics (no one-sided transport of the kind that reaches it: shared memory on the
-// node, RDMA across nodes), so that its CPU runs every atomic from a message anyway.
+// Whether UCX's lanes to `pe` emulate RMA and atomics: no one-sided transport of the kind that
+// reaches it (shared memory on the node, RDMA across nodes), so its CPU runs each from a message.
 bool rma_emulated(int pe) {
     const transport::lanes_info &l = transport::lanes();
     const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
     return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
 }
+// Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where its RMA is
+// emulated, so that a message costs its CPU nothing an atomic would not.
 bool signals_as_messages(int pe) {
     const std::string &m = rt.cfg.signal_messages;
     if (m == "on") return true;

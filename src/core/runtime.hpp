@@ -172,6 +172,11 @@ struct runtime {
 
 extern runtime rt;
 
+// Whether every acknowledged message to `pe` counted up to `until` (a read of rt.acks_sent) is in.
+inline bool acks_answered(int pe, std::uint64_t until) {
+    return rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) >= until;
+}
+
 // ---- validation, shared by every entry point ------------------------------------------------
 
 [[noreturn]] void fail_not_running(const char *routine);

@@ -52,9 +52,9 @@ bool pe_test(const char *routine, context &c, int pe) {
     if (bits & pend_acks) {
         // Acknowledged messages (context::acked_msgs): done once every one counted so far is in.
         const std::uint64_t sent = rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire);
-        if (rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) < sent) {
+        if (!acks_answered(pe, sent)) {
             transport::progress_both(worker_of(c));
-            if (rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) < sent) return false;
+            if (!acks_answered(pe, sent)) return false;
         }
         if (!(bits & pend_flush)) {
             pe_quiet(routine, c, pe);  // clears the flag; its wait finds the acknowledgements in

@@ -232,8 +232,9 @@ using ack_receiver = void (*)(std::uint32_t from);
 void set_ack_handler(ack_receiver receive, std::uint32_t me);  // before create_worker()
 // Sends one signal message, fire and forget: header and data are copied first, so the caller
 // never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
-// connection, would otherwise block the sender). Completion through flush, errors through
-// take_async_error. nullptr, or UCX's description of why it could not be issued.
+// connection, would otherwise block the sender). Completion through flush, or through the
+// acknowledgement (hdr.ack); errors through take_async_error. nullptr, or UCX's description of
+// why it could not be issued.
 // src_stride (strided messages, hdr.elem != 0): the n bytes are n / hdr.elem elements, src_stride
 // bytes apart in `data`, packed into the message; 0: contiguous.
 // `w`: the worker of `ep` (the main one, or a context's own).

@@ -5,10 +5,7 @@
 
 namespace ushmem::core::coll {
 
-void a2a_dest::unpack(const char *col) const {
-    if (contiguous()) return std::memcpy(d, col, count * elem), void();
-    util::copy_strided(d, stride, col, elem, elem, count);
-}
+void a2a_dest::unpack(const char *col) const { util::copy_strided(d, stride, col, elem, elem, count); }
 
 void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *region, int id) {
     put_signal(f, to, d.contiguous() ? d.d : region, col, d.count * d.elem, id);  // blocking: col may be refilled
