@@ -320,6 +320,7 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
     if (c.acked_msgs) {
         // Counted before it leaves: its acknowledgement cannot come before the count.
         hs.ack = 1;
+        hs.from = std::uint32_t(rt.me);
         rt.acks_sent[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }
     if (const char *err = transport::signal_nbx(worker_of(c), ep, hs, data, n, src_stride))
@@ -334,13 +335,13 @@ void signal_message(const char *routine, context &c, peer &p, int pe, std::uint6
                  sig_raddr ? "signal" : "put");
 }
 
-void on_ack(std::uint32_t from) {
+void on_ack(std::uint32_t from, std::uint32_t n) {
     // From a peer of this job: a rank out of range is a bug of ours, dropped loudly.
     if (USHMEM_UNLIKELY(from >= std::uint32_t(rt.npes) || !rt.acks_done)) {
         std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%d PEs)\n", from, rt.npes);
         return;
     }
-    rt.acks_done[from].fetch_add(1, std::memory_order_release);
+    rt.acks_done[from].fetch_add(n, std::memory_order_release);
 }
 
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,

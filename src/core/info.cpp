@@ -137,7 +137,8 @@ std::string info_report(const char *routine, bool json, bool header) {
         peer &p = target(routine, pe, seg_heap);
         peer_row r{pe, rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)],
                    p.how[seg_heap] == route::direct, {}};
-        if (p.ep) r.lanes = endpoint_lanes(p.ep);
+        // (the thread that progresses the worker may create one meanwhile: an acknowledgement)
+        if (ucp_ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) r.lanes = endpoint_lanes(ep);
         peers.push_back(r);
     }
 

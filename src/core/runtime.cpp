@@ -269,11 +269,38 @@ bool signals_as_messages(int pe) {
     return rma_emulated(pe);
 }
 
+namespace {
+// Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
+// peer at once, and the thread that progresses the worker may need the endpoint for an
+// acknowledgement: one creates it, the others find it done.
+std::mutex g_resolve_lock;
+
+// The peer's endpoint, created if it has none (under g_resolve_lock). Published last, for the
+// acknowledgements' sender, which reads it without the lock.
+void connect_peer(const char *routine, peer &p, int pe) {
+    if (p.ep) return;
+    std::string err;
+    ucp_ep_h ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
+                                     detect_failure(pe), err);
+    if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
+    p.msg_signals = signals_as_messages(pe);
+    p.msg_puts = p.msg_signals && rt.cfg.acked_messages && rma_emulated(pe);
+    __atomic_store_n(&p.ep, ep, __ATOMIC_RELEASE);
+}
+
+// Where this PE's acknowledgements to `pe` go (transport::set_ack_endpoint): its endpoint to that
+// PE, created here when it never sent it anything. Runs on whichever thread progressed the worker.
+ucp_ep_h ack_endpoint(std::uint32_t pe) {
+    peer &p = rt.peers[pe];
+    if (ucp_ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) return ep;
+    std::lock_guard<std::mutex> guard(g_resolve_lock);
+    connect_peer("ushmem (acknowledging a put)", p, int(pe));
+    return p.ep;
+}
+} // namespace
+
 void resolve(const char *routine, int pe, seg_id s) {
-    // Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
-    // peer at once: one does it, the others find it done. The route is published last.
-    static std::mutex resolve_lock;
-    std::lock_guard<std::mutex> guard(resolve_lock);
+    std::lock_guard<std::mutex> guard(g_resolve_lock);
     peer &p = rt.peers[std::size_t(pe)];
     if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
@@ -287,12 +314,7 @@ void resolve(const char *routine, int pe, seg_id s) {
         return;
     }
     std::string err;
-    if (!p.ep) {
-        p.ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe, detect_failure(pe), err);
-        if (!p.ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
-        p.msg_signals = signals_as_messages(pe);
-        p.msg_puts = p.msg_signals && rt.cfg.acked_messages && rma_emulated(pe);
-    }
+    connect_peer(routine, p, pe);
     if (!p.rkey[s]) {
         p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
         if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
@@ -483,7 +505,7 @@ int init(const char *routine, const void *comm, int requested) {
     transport::set_signal_handler(on_signal_message);
     rt.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-    transport::set_ack_handler(on_ack, std::uint32_t(rt.me));
+    transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
     transport::set_gather_handlers(pack_strided_get, on_strided_get_reply);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
@@ -494,6 +516,7 @@ int init(const char *routine, const void *comm, int requested) {
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
     rt.peers.assign(std::size_t(rt.npes), peer{});
+    transport::set_ack_endpoint(ack_endpoint);
     rt.default_ctx.reset(rt.npes, mt);
     rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
 
@@ -654,6 +677,7 @@ void finalize(const char *routine) {
         g_progress.join();
     }
     rt.state = lib_state::finalized;
+    transport::stop_acks();  // every PE passed its last quiet: none waits for one
     std::vector<ucp_ep_h> eps;
     for (peer &p : rt.peers) {
         for (auto &k : p.rkey) transport::destroy_rkey(k);

@@ -429,7 +429,7 @@ inline ucp_ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
 }
 // Runs a signal message that arrived (installed as the transport's handler).
 void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
-void on_ack(std::uint32_t from);  // an acknowledged message's acknowledgement (context::acked_msgs)
+void on_ack(std::uint32_t from, std::uint32_t n);  // n acknowledged messages (context::acked_msgs) are in
 // One signal message to `pe` (through the context's endpoint: message_ep): the data (n bytes,
 // may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.

@@ -112,7 +112,7 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 signal_handler g_signal_handler = nullptr;
 ack_receiver g_ack_receive = nullptr;
 std::uint32_t g_ack_me = 0;
-void send_ack(const ucp_am_recv_param_t *param);  // below, with the other replies
+void owe_ack(std::uint32_t pe);  // below, with the other replies
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
@@ -126,7 +126,7 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     signal_header h;
     std::memcpy(&h, header, sizeof h);
     g_signal_handler(h, data, length);
-    if (h.ack) send_ack(param);
+    if (h.ack) owe_ack(h.from);
     return UCS_OK;
 }
 
@@ -137,10 +137,38 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
 } // namespace
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
-void set_ack_handler(ack_receiver receive, std::uint32_t me) {
+namespace {
+// The acknowledgements owed (owe_ack, send_owed_acks): a count per sender PE and the list of the
+// PEs with a count. The handlers that owe them run under the worker's serialization and the
+// senders on any thread that progressed it: a lock of their own, held for a few stores.
+struct owed_acks {
+    std::atomic_flag lock = ATOMIC_FLAG_INIT;
+    std::vector<std::uint32_t> count;  // per PE
+    std::vector<std::uint32_t> pes;    // the PEs whose count is not 0
+    void acquire() {
+        while (lock.test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
+    }
+    void release() { lock.clear(std::memory_order_release); }
+};
+owed_acks g_owed;
+std::atomic<ack_endpoint> g_ack_endpoint{nullptr};
+std::atomic<bool> g_acks_stopped{false};
+} // namespace
+
+void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes) {
     g_ack_receive = receive;
     g_ack_me = me;
+    g_owed.count.assign(npes, 0);
+    g_owed.pes.clear();
+    g_owed.pes.reserve(npes);
+    g_ack_endpoint.store(nullptr);
+    g_acks_stopped.store(false);
 }
+void set_ack_endpoint(ack_endpoint endpoint_of) {
+    g_ack_endpoint.store(endpoint_of);
+    detail::acks_owed.store(true);  // what arrived before it goes out at the next progress
+}
+void stop_acks() { g_acks_stopped.store(true); }
 namespace {
 // Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
 // bytes of data), fire and forget: freed at once when UCX sent it inline or refused it, else by
@@ -191,31 +219,30 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
     return UCS_OK;
 }
 
-// The acknowledgement of a signal message that asked for one (signal_header::ack), from inside
-// the handler's progress, as the strided get's reply.
-void send_ack(const ucp_am_recv_param_t *param) {
-    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-        std::fprintf(stderr, "ushmem: internal error: a signal message asks for an acknowledgement without a reply endpoint\n");
+// A message that asked for an acknowledgement (signal_header::ack) ran: owed to its sender until
+// the progress call returns (send_owed_acks).
+void owe_ack(std::uint32_t pe) {
+    g_owed.acquire();
+    if (pe >= g_owed.count.size()) {
+        g_owed.release();
+        std::fprintf(stderr, "ushmem: internal error: a signal message from PE %u asks for an acknowledgement (%zu PEs)\n",
+                     pe, g_owed.count.size());
         return;
     }
-    auto *copy = static_cast<std::uint32_t *>(std::malloc(sizeof(std::uint32_t)));
-    if (!copy) {
-        std::fprintf(stderr, "ushmem: out of memory for an acknowledgement\n");
-        return;
-    }
-    *copy = g_ack_me;
-    am_send_copy(param->reply_ep, ack_am_id, copy, sizeof *copy, 0, 0, reply_sent);
+    if (g_owed.count[pe]++ == 0) g_owed.pes.push_back(pe);
+    detail::acks_owed.store(true, std::memory_order_relaxed);
+    g_owed.release();
 }
 
 ucs_status_t on_ack(void *, const void *header, size_t header_length, void *, size_t length,
                     const ucp_am_recv_param_t *) {
-    if (header_length != sizeof(std::uint32_t) || length != 0 || !g_ack_receive) {
+    std::uint32_t a[2];  // from, how many
+    if (header_length != sizeof a || length != 0 || !g_ack_receive) {
         std::fprintf(stderr, "ushmem: internal error: malformed acknowledgement (header %zu bytes)\n", header_length);
         return UCS_OK;
     }
-    std::uint32_t from;
-    std::memcpy(&from, header, sizeof from);
-    g_ack_receive(from);
+    std::memcpy(a, header, sizeof a);
+    g_ack_receive(a[0], a[1]);
     return UCS_OK;
 }
 
@@ -237,6 +264,45 @@ ucs_status_t on_gather_reply(void *, const void *header, size_t header_length, v
 void set_gather_handlers(gather_packer pack, gather_receiver receive) {
     g_gather_pack = pack;
     g_gather_receive = receive;
+}
+
+void send_owed_acks() {
+    const ack_endpoint endpoint_of = g_ack_endpoint.load(std::memory_order_acquire);
+    const bool drop = g_acks_stopped.load(std::memory_order_relaxed);
+    if (!endpoint_of && !drop) return;  // init: peers not known yet, they stay owed
+    for (;;) {
+        // A batch at a time, taken under the lock and sent outside it (endpoint_of may create an
+        // endpoint; another thread's handler may owe more meanwhile).
+        std::uint32_t batch[32][2];
+        std::size_t k = 0;
+        g_owed.acquire();
+        while (k < 32 && !g_owed.pes.empty()) {
+            const std::uint32_t pe = g_owed.pes.back();
+            g_owed.pes.pop_back();
+            batch[k][0] = pe;
+            batch[k][1] = g_owed.count[pe];
+            g_owed.count[pe] = 0;
+            ++k;
+        }
+        if (g_owed.pes.empty()) detail::acks_owed.store(false, std::memory_order_relaxed);
+        g_owed.release();
+        for (std::size_t i = 0; i < k && !drop; ++i) {
+            // No endpoint: finalize closes them, and no PE waits for an acknowledgement any more.
+            const ucp_ep_h ep = endpoint_of(batch[i][0]);
+            if (!ep) continue;
+            auto *copy = static_cast<std::uint32_t *>(std::malloc(sizeof batch[i]));
+            if (!copy) {
+                std::fprintf(stderr, "ushmem: out of memory for an acknowledgement\n");
+                continue;
+            }
+            copy[0] = g_ack_me;
+            copy[1] = batch[i][1];
+            // An error (the sender is gone) is the sender's business, as for the strided get's reply.
+            drive d(g_worker);
+            am_send_copy(ep, ack_am_id, copy, sizeof batch[i], 0, 0, reply_sent);
+        }
+        if (k < 32) return;
+    }
 }
 
 namespace {
@@ -267,8 +333,7 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
     } else if (n) {
         std::memcpy(copy + sizeof hdr, data, n);
     }
-    // An acknowledgement goes to the endpoint the message came from (UCX's reply endpoint).
-    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, hdr.ack ? UCP_AM_SEND_FLAG_REPLY : 0);
+    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, 0);
 }
 
 namespace {
@@ -537,8 +602,13 @@ unsigned progress_shared() {
     if (__builtin_expect(g_serve_state.load(std::memory_order_relaxed) == srv_polling, 0) &&
         g_serve_state.compare_exchange_strong(polling, srv_kicked))
         ucp_worker_signal(g_worker);
-    drive d(g_worker);
-    return ucp_worker_progress(g_worker);
+    unsigned n;
+    {
+        drive d(g_worker);
+        n = ucp_worker_progress(g_worker);
+    }
+    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    return n;
 }
 
 unsigned progress_both(ucp_worker_h w) {
@@ -652,6 +722,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                 drive d(g_worker);
                 n = ucp_worker_progress(g_worker);
             }
+            if (detail::acks_owed.load(std::memory_order_relaxed)) send_owed_acks();
             if (n) {
                 const bool woke = on_events && on_events();
                 // The PE drives the worker again (its quiet, its wait): leave it the worker, as
@@ -717,14 +788,16 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
 
 bool sleep_for_events(long ns, const sigset_t *during) {
     const int efd = main_efd();
-    ucs_status_t st;
+    ucs_status_t st = UCS_OK;
+    unsigned n;
     {
         drive d(g_worker);
         // Arm only a drained worker (UCX's rule): work found here may be what the caller waits for.
-        if (ucp_worker_progress(g_worker) != 0) return true;
-        st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
+        n = ucp_worker_progress(g_worker);
+        if (n == 0) st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
-    if (st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
+    if (detail::acks_owed.load(std::memory_order_relaxed)) send_owed_acks();
+    if (n != 0 || st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
     const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     if (st != UCS_OK) {
         nanosleep(&ts, nullptr);

@@ -215,21 +215,41 @@ struct signal_header {
     // in one message, where puts would cost a message (and a system call each side) per element.
     std::uint32_t elem;
     std::uint64_t dst_stride;
-    // Non-zero: once the handler has run, the target answers with an acknowledgement (ack_am_id)
-    // to the sender's worker. Waiting for the acknowledgements of the messages sent to a PE
-    // completes them, in place of an endpoint flush, which over an emulated transport is a
-    // request and a reply of its own (4 messages per put + quiet with UCX's puts, 2 this way).
+    // Non-zero: once the handler has run, the target acknowledges it to PE `from` (ack_am_id).
+    // Waiting for the acknowledgements of the messages sent to a PE completes them, in place of
+    // an endpoint flush, which over an emulated transport is a request and a reply of its own
+    // (4 messages per put + quiet with UCX's puts, 2 this way).
     std::uint32_t ack;
-    std::uint32_t reserved;
+    std::uint32_t from;  // the sender's PE (with ack)
 };
 // Runs in the progress of the main worker (the PE's or the progress thread's) for each message.
 using signal_handler = void (*)(const signal_header &h, const void *data, std::size_t n);
 void set_signal_handler(signal_handler h);  // before create_worker()
-// Acknowledgements: `me` is what this PE's acknowledgements carry (its rank); `receive` runs on
-// the sender, in progress of the worker that sent the message, with the acknowledging PE's `me`.
+// Acknowledgements. A message that asks for one is acknowledged once its handler has run, but
+// not from inside the handler: the target owes it until the progress call that ran the handler
+// returns, and then sends one acknowledgement per sender for all the messages of that call, which
+// carries their number. A stream of small puts over tcp costs the target a send (and the sender a
+// receive) per batch the target finds, not per put. It goes out through the target's own endpoint
+// to the sender (`endpoint_of`, from the core, which creates it when the target had none): UCX's
+// reply endpoint may be one UCX destroys inside that same progress call (a sender that died), and
+// a message sent without UCX's reply flag is a plain short message, one copy and one send.
+// `me`: this PE's rank, which its acknowledgements carry; `receive(from, n)` runs on the sender in
+// progress of its main worker. `npes`: the PEs a message may come from.
 constexpr unsigned ack_am_id = 20;
-using ack_receiver = void (*)(std::uint32_t from);
-void set_ack_handler(ack_receiver receive, std::uint32_t me);  // before create_worker()
+using ack_receiver = void (*)(std::uint32_t from, std::uint32_t n);
+void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes);  // before create_worker()
+// The endpoint to PE `pe` for its acknowledgements. Until it is set (init, before the core's peers
+// exist) acknowledgements stay owed; set to nullptr (finalize, before the endpoints close: no PE
+// waits for one any more) they are dropped.
+using ack_endpoint = ucp_ep_h (*)(std::uint32_t pe);
+void set_ack_endpoint(ack_endpoint endpoint_of);
+void stop_acks();
+// Sends what the last progress calls' handlers owe; called after every progress of the main
+// worker, outside its lock (endpoint_of may create an endpoint, which takes it).
+void send_owed_acks();
+namespace detail {
+inline std::atomic<bool> acks_owed{false};
+}
 // Sends one signal message, fire and forget: header and data are copied first, so the caller
 // never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
 // connection, would otherwise block the sender). Completion through flush, or through the
@@ -282,12 +302,19 @@ void print_ep_info(ucp_ep_h ep, FILE *f);
 unsigned progress_shared();  // the main worker, under its lock; counted (serve())
 inline unsigned progress() {
     if (__builtin_expect(detail::main_shared, 0)) return progress_shared();
-    return ucp_worker_progress(detail::main_worker);
+    const unsigned n = ucp_worker_progress(detail::main_worker);
+    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    return n;
 }
 unsigned progress_both(ucp_worker_h w);
 inline unsigned progress_worker(ucp_worker_h w) {  // that worker alone
-    drive d(w);
-    return ucp_worker_progress(w);
+    unsigned n;
+    {
+        drive d(w);
+        n = ucp_worker_progress(w);
+    }
+    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    return n;
 }
 // Wait for a request returned by a *_nbx call (not NULL, not an error), then free it. For the
 // transport's own housekeeping (closing endpoints); the core's waits go through core::await_requests,
