@@ -13,6 +13,9 @@
  *          every PE (including the own PE) each completed by a pe_quiet on that PE and checked by
  *          a get; pe_quiet on a list of all PEs; an empty list.
  *   Nothing outstanding: fence, quiet, ctx forms and pe_quiet on every PE return.
+ *   First contact: right after init, before any collective, PE 0 puts to every PE, quiets and
+ *          reads every block back. Over tcp a target acknowledges PE 0's puts through an
+ *          endpoint of its own to PE 0, which it creates for that: it has sent nothing yet.
  *
  * The spin reads the local flag with shmem_int_g(&flag, my_pe), a local load through the library
  * (no wait_until yet), with sched_yield for oversubscribed runs; it gives up after 30 s with a
@@ -231,17 +234,44 @@ static void test_nothing_outstanding(void) {
     NOTE("fence/quiet with nothing outstanding: OK");
 }
 
+#define FIRST_N 64
+static long first_contact[FIRST_N]; /* symmetric .bss */
+
+static void test_first_contact_put(void) {
+    if (me != 0) return;
+    long v[FIRST_N], back[FIRST_N];
+    for (int pe = 0; pe < npes; ++pe) {
+        for (int k = 0; k < FIRST_N; ++k) v[k] = 1000L * pe + k + 1;
+        shmem_long_put(first_contact, v, FIRST_N, pe);
+    }
+    shmem_quiet();
+    for (int pe = 0; pe < npes; ++pe) {
+        shmem_long_get(back, first_contact, FIRST_N, pe);
+        for (int k = 0; k < FIRST_N; ++k)
+            CHECK(back[k] == 1000L * pe + k + 1, "first contact: PE %d element %d is %ld after the quiet", pe, k,
+                  back[k]);
+    }
+}
+
+/* After a barrier: every PE holds what PE 0 put. */
+static void test_first_contact_check(void) {
+    for (int k = 0; k < FIRST_N; ++k)
+        CHECK(first_contact[k] == 1000L * me + k + 1, "first contact: element %d is %ld", k, first_contact[k]);
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
+    test_first_contact_put(); /* first: before any collective has connected the PEs */
     block = shmem_malloc(MiB);
     heap_flags = shmem_calloc(2, sizeof(int));
     source = malloc(MiB);
     readback = malloc(MiB);
     CHECK(block && heap_flags && source && readback, "allocation");
+    test_first_contact_check();
 
     test_nothing_outstanding();
     test_fence();
