@@ -157,9 +157,10 @@ struct runtime {
     std::vector<std::size_t> worker_addr_offsets;
     context default_ctx;
     // Acknowledged messages on the main worker (context::acked_msgs), per PE: sent, and
-    // acknowledged (by the ack handler, in progress). One endpoint per PE delivers in order and
-    // the target acknowledges in order, so acks_done >= a count read after a message was sent
-    // means that message was acknowledged.
+    // acknowledged (by the ack handler, in progress, adding each acknowledgement's number). One
+    // endpoint per PE delivers them in order and the target counts only messages it has stored,
+    // so the stored ones are the oldest: acks_done >= a count read after a message was sent means
+    // that message is stored, whatever order the acknowledgements arrive in.
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
     settings cfg;
     heap_allocator heap;

@@ -607,7 +607,7 @@ unsigned progress_shared() {
         drive d(g_worker);
         n = ucp_worker_progress(g_worker);
     }
-    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    settle_acks();
     return n;
 }
 
@@ -722,7 +722,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                 drive d(g_worker);
                 n = ucp_worker_progress(g_worker);
             }
-            if (detail::acks_owed.load(std::memory_order_relaxed)) send_owed_acks();
+            settle_acks();
             if (n) {
                 const bool woke = on_events && on_events();
                 // The PE drives the worker again (its quiet, its wait): leave it the worker, as
@@ -796,7 +796,7 @@ bool sleep_for_events(long ns, const sigset_t *during) {
         n = ucp_worker_progress(g_worker);
         if (n == 0) st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
-    if (detail::acks_owed.load(std::memory_order_relaxed)) send_owed_acks();
+    settle_acks();
     if (n != 0 || st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
     const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     if (st != UCS_OK) {

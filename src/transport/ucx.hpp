@@ -239,16 +239,20 @@ constexpr unsigned ack_am_id = 20;
 using ack_receiver = void (*)(std::uint32_t from, std::uint32_t n);
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes);  // before create_worker()
 // The endpoint to PE `pe` for its acknowledgements. Until it is set (init, before the core's peers
-// exist) acknowledgements stay owed; set to nullptr (finalize, before the endpoints close: no PE
-// waits for one any more) they are dropped.
+// exist) acknowledgements stay owed; after stop_acks() (finalize, before the endpoints close: no
+// PE waits for one any more) they are dropped.
 using ack_endpoint = ucp_ep_h (*)(std::uint32_t pe);
 void set_ack_endpoint(ack_endpoint endpoint_of);
 void stop_acks();
-// Sends what the last progress calls' handlers owe; called after every progress of the main
-// worker, outside its lock (endpoint_of may create an endpoint, which takes it).
+// Sends what the last progress calls' handlers owe.
 void send_owed_acks();
 namespace detail {
 inline std::atomic<bool> acks_owed{false};
+}
+// After every progress of the main worker, outside its lock (endpoint_of may create an endpoint,
+// which takes it): one load when nothing is owed.
+inline void settle_acks() {
+    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
 }
 // Sends one signal message, fire and forget: header and data are copied first, so the caller
 // never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
@@ -303,7 +307,7 @@ unsigned progress_shared();  // the main worker, under its lock; counted (serve(
 inline unsigned progress() {
     if (__builtin_expect(detail::main_shared, 0)) return progress_shared();
     const unsigned n = ucp_worker_progress(detail::main_worker);
-    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    settle_acks();
     return n;
 }
 unsigned progress_both(ucp_worker_h w);
@@ -313,7 +317,7 @@ inline unsigned progress_worker(ucp_worker_h w) {  // that worker alone
         drive d(w);
         n = ucp_worker_progress(w);
     }
-    if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
+    settle_acks();
     return n;
 }
 // Wait for a request returned by a *_nbx call (not NULL, not an error), then free it. For the
