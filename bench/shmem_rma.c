@@ -18,6 +18,7 @@
  *   msg_rate    window x 8 B shmem_putmem_nbi + shmem_quiet  (millions of puts per second)
  *   iput_lat    shmem_long_iput of 64 longs, dest stride 2, + shmem_quiet (size 512 B)
  *   iget_lat    shmem_long_iget of 64 longs, source stride 2 (size 512 B)
+ *   ctx_put_lat, ctx_msg_rate   put_lat and msg_rate on a SHMEM_CTX_PRIVATE context (shmem_ctx_*)
  *
  * Locations: "heap" = shmem_malloc'd symmetric heap, "static" = a global array (symmetric data
  * segment). For a put, src is the local source and dst the remote target; for a get, src is the
@@ -44,6 +45,7 @@ struct ctx {
     int window;
     int target; /* the last PE */
     long sink;
+    shmem_ctx_t priv; /* ctx_put_lat, ctx_msg_rate: a SHMEM_CTX_PRIVATE context (its own UCX worker in ushmem) */
 };
 
 static double run_batch(void *vctx, const struct rb_job *j, long n)
@@ -100,6 +102,18 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
         break;
     case RB_IGET_LAT:
         for (long i = 0; i < n; ++i) shmem_long_iget((long *)(void *)dst, (const long *)(const void *)src, 1, 2, size / 8, pe);
+        break;
+    case RB_CTX_PUT_LAT:
+        for (long i = 0; i < n; ++i) {
+            shmem_ctx_putmem(c->priv, dst, src, size, pe);
+            shmem_ctx_quiet(c->priv);
+        }
+        break;
+    case RB_CTX_MSG_RATE:
+        for (long i = 0; i < n; ++i) {
+            for (int k = 0; k < w; ++k) shmem_ctx_putmem_nbi(c->priv, dst, src, size, pe);
+            shmem_ctx_quiet(c->priv);
+        }
         break;
     case RB_MSG_RATE:
     case RB_PUT_BW:
@@ -160,6 +174,10 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.window = o.window;
     c.target = npes - 1;
+    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &c.priv) != 0) {
+        fprintf(stderr, "pe %d: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed\n", me);
+        shmem_global_exit(3);
+    }
     c.src[RB_HEAP] = shmem_malloc(RB_MAX_SIZE);
     c.dst[RB_HEAP] = shmem_malloc(RB_MAX_SIZE);
     long *hl = shmem_malloc(2 * sizeof(long));
@@ -261,6 +279,7 @@ int main(int argc, char **argv)
     shmem_free(c.src[RB_HEAP]);
     free(jobs);
     free(res);
+    shmem_ctx_destroy(c.priv);
     shmem_finalize();
     return errors ? 1 : 0;
 }

@@ -15,6 +15,11 @@
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
  *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
  *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)
+ *   ctx_put, ctx_signal, ctx_iput
+ *             the same on a private context (its own UCX worker, whose messages the target
+ *             acknowledges on UCX's reply endpoint): shmem_ctx_putmem, shmem_ctx_putmem_signal,
+ *             shmem_ctx_long_iput, each + shmem_ctx_quiet; the context's endpoint is connected
+ *             before the target stops (what is tested is the quiet, not the connection)
  *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
  *             member keeping the collective waiting)
  *   reduce    every other PE: shmem_long_sum_reduce on SHMEM_TEAM_WORLD (likewise)
@@ -31,11 +36,17 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|iget|iput|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
     CHECK(shmem_n_pes() >= 2, "needs at least 2 PEs");
+    shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+    if (me == 0 && !strncmp(mode, "ctx_", 4)) {
+        CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
+        shmem_ctx_putmem_signal(ctx, data, &data[9], sizeof data[9], (uint64_t *)&data[8], 1, SHMEM_SIGNAL_ADD, target);
+        shmem_ctx_quiet(ctx);
+    }
     shmem_barrier_all();
     if (me == target) {
         shmem_long_p(&flag, 1, 0);
@@ -80,6 +91,16 @@ int main(int argc, char **argv) {
                 long put[4] = {i, i, i, i};
                 shmem_long_iput(data, put, 2, 1, 4, target);
                 shmem_quiet();
+            } else if (!strcmp(mode, "ctx_put") || !strcmp(mode, "ctx_signal") || !strcmp(mode, "ctx_iput")) {
+                if (!strcmp(mode, "ctx_put")) {
+                    shmem_ctx_putmem(ctx, data, &i, sizeof i, target);
+                } else if (!strcmp(mode, "ctx_signal")) {
+                    shmem_ctx_putmem_signal(ctx, data, &i, sizeof i, (uint64_t *)&data[8], 1, SHMEM_SIGNAL_ADD, target);
+                } else {
+                    long put[4] = {i, i, i, i};
+                    shmem_ctx_long_iput(ctx, data, put, 2, 1, 4, target);
+                }
+                shmem_ctx_quiet(ctx);
             } else if (!strcmp(mode, "fence")) {
                 shmem_putmem(data, &i, sizeof i, target);
                 shmem_fence();

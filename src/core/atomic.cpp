@@ -70,6 +70,7 @@ void *issue(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std:
 // than spin on the worker like transport::wait.
 void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
     const bool own = w != transport::worker();  // a context's own worker: drive it too
+    const transport::own_wait_scope sleeps_watch(w);
     wait_described(
         routine,
         [r, w, own] {
@@ -318,10 +319,11 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
     transport::signal_header hs = h;
     if (c.acked_msgs) {
-        // Counted before it leaves: its acknowledgement cannot come before the count.
-        hs.ack = 1;
+        // Counted before it leaves: its acknowledgement cannot come before the count. A context's
+        // own worker is not the one the target knows: the target answers on UCX's reply endpoint.
+        hs.ack = c.own_worker ? transport::ack_reply : transport::ack_owed;
         hs.from = std::uint32_t(rt.me);
-        rt.acks_sent[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
+        acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }
     if (const char *err = transport::signal_nbx(worker_of(c), ep, hs, data, n, src_stride))
         fatal(routine, "%s to PE %d failed: %s", what, pe, err);

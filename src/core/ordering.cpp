@@ -103,6 +103,7 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     bool done = false;
     for (int i = 0; i < 256 && !(done = all_done(w)); ++i) transport::progress_both(wk);
     if (!done) {
+        const transport::own_wait_scope sleeps_watch(wk);
         // Answers awaited from other nodes only: the wait polls longer before it blocks (wait.hpp).
         bool remote = n > 0;
         for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
@@ -132,12 +133,13 @@ struct ack_wait {
     int pe;
     std::uint64_t until;
 };
-bool acks_in(const ack_wait *a, std::size_t n) {
+bool acks_in(const context &c, const ack_wait *a, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-        if (!acks_answered(a[i].pe, a[i].until)) return false;
+        if (!acks_answered(c, a[i].pe, a[i].until)) return false;
     return true;
 }
 struct ack_waits {
+    const context *c;
     const ack_wait *a;
     std::size_t n;
     const char *op;
@@ -146,16 +148,25 @@ struct ack_waits {
 void describe_acks(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const ack_waits *>(arg);
     describe_missing(buf, len, w.op, w.n,
-                     [&w](std::size_t i) { return acks_answered(w.a[i].pe, w.a[i].until) ? -2 : w.a[i].pe; });
+                     [&w](std::size_t i) { return acks_answered(*w.c, w.a[i].pe, w.a[i].until) ? -2 : w.a[i].pe; });
 }
 // Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
-void await_acks(const char *routine, const ack_wait *a, std::size_t n, const char *op) {
-    if (n == 0 || acks_in(a, n)) return;
+// A context's own worker receives its acknowledgements: driven here, as await_requests does
+// (wait_for drives the main one).
+void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t n, const char *op) {
+    if (n == 0 || acks_in(c, a, n)) return;
     bool remote = true;
     for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(a[i].pe);
-    const ack_waits w{a, n, op};
+    const ack_waits w{&c, a, n, op};
+    const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
+    const transport::own_wait_scope sleeps_watch(own);
     wait_for(
-        routine, op, [a, n] { return acks_in(a, n); }, false, remote, describe_acks, &w);
+        routine, op,
+        [&c, a, n, own] {
+            if (own) transport::progress_worker(own);
+            return acks_in(c, a, n);
+        },
+        false, remote, describe_acks, &w);
 }
 } // namespace
 
@@ -181,7 +192,8 @@ void quiet_slow(const char *routine, context &c) {
     }
     if (acks.size()) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        for (ack_wait &a : acks) a.until = rt.acks_sent[std::size_t(a.pe)].load(std::memory_order_acquire);
+        const std::atomic<std::uint64_t> *sent = acks_sent_of(c);
+        for (ack_wait &a : acks) a.until = sent[std::size_t(a.pe)].load(std::memory_order_acquire);
     }
     ucp_request_param_t prm{};
     short_list<pending_request> reqs;
@@ -202,7 +214,7 @@ void quiet_slow(const char *routine, context &c) {
         ucs_status_t s2 = await_requests(routine, c, reqs.begin(), reqs.size(), "a quiet");
         if (st == UCS_OK) st = s2;
     }
-    await_acks(routine, acks.begin(), acks.size(), "a quiet");
+    await_acks(routine, c, acks.begin(), acks.size(), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
     if (st == UCS_OK) st = transport::take_async_error();
@@ -221,7 +233,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
     ack_wait acks{pe, 0};
     if (bits & pend_acks) {  // the count read after the clearing store (quiet_slow)
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        acks.until = rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire);
+        acks.until = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
     }
     ucs_status_t st = UCS_OK;
     if (bits & pend_flush) {
@@ -230,7 +242,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
         if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
         else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
     }
-    if (bits & pend_acks) await_acks(routine, &acks, 1, "a quiet of one PE");
+    if (bits & pend_acks) await_acks(routine, c, &acks, 1, "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

@@ -200,6 +200,7 @@ bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, s
     // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
     // drives the main one). The timeout's text is built only if it fires.
     const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
+    const transport::own_wait_scope sleeps_watch(own);
     wait_for(
         routine, "the reply to a strided get",
         [&rec, own] {

@@ -339,7 +339,9 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     std::string err;
     if (!c.lanes) {
         auto *l = new context_lanes;
-        l->worker = transport::create_extra_worker(false, err);
+        l->acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+        l->acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+        l->worker = transport::create_extra_worker(false, l->acks_done.get(), err);
         if (!l->worker) {
             delete l;
             fatal(routine, "cannot create the context's UCX worker: %s (set USHMEM_CTX_WORKERS=0 to "

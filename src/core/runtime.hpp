@@ -67,6 +67,10 @@ struct segment {
 struct context_lanes {
     ucp_worker_h worker = nullptr;
     std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
+    // Acknowledged messages from this worker (context::acked_msgs), per PE, as rt.acks_sent and
+    // rt.acks_done for the main worker: its own endpoint per PE delivers them in order, and their
+    // acknowledgements come back to this worker (transport::ack_reply).
+    std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
 };
 
 // pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX
@@ -92,8 +96,9 @@ struct context {
     const int *team_pes = nullptr;
     int team_n = 0;
     bool own_worker = false;          // UCX operations go through `lanes` (created on first use)
-    // The program's contexts on the main worker: puts and signals to a PE whose RMA is emulated
-    // go as messages that the target acknowledges (completion by counting, not by a flush).
+    // The program's contexts: puts and signals to a PE whose RMA is emulated go as messages that
+    // the target acknowledges (completion by counting, not by a flush): on the main worker in
+    // rt.acks_*, on a context's own worker in its lanes' (acks_sent_of).
     // Not the collectives' context: their messages are consumed by the receiver's wait, and an
     // acknowledgement each would be a send more per step on the target.
     bool acked_msgs = false;
@@ -173,9 +178,18 @@ struct runtime {
 
 extern runtime rt;
 
-// Whether every acknowledged message to `pe` counted up to `until` (a read of rt.acks_sent) is in.
-inline bool acks_answered(int pe, std::uint64_t until) {
-    return rt.acks_done[std::size_t(pe)].load(std::memory_order_acquire) >= until;
+// The counts of a context's acknowledged messages: the main worker's, or its own worker's (which
+// exists once it sent one).
+inline std::atomic<std::uint64_t> *acks_sent_of(const context &c) {
+    return USHMEM_LIKELY(!c.own_worker) ? rt.acks_sent.get() : c.lanes->acks_sent.get();
+}
+inline std::atomic<std::uint64_t> *acks_done_of(const context &c) {
+    return USHMEM_LIKELY(!c.own_worker) ? rt.acks_done.get() : c.lanes->acks_done.get();
+}
+// Whether every acknowledged message of `c` to `pe` counted up to `until` (a read of
+// acks_sent_of(c)) is in.
+inline bool acks_answered(const context &c, int pe, std::uint64_t until) {
+    return acks_done_of(c)[std::size_t(pe)].load(std::memory_order_acquire) >= until;
 }
 
 // ---- validation, shared by every entry point ------------------------------------------------

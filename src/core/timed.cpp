@@ -51,10 +51,10 @@ bool pe_test(const char *routine, context &c, int pe) {
     if (!bits) return true;
     if (bits & pend_acks) {
         // Acknowledged messages (context::acked_msgs): done once every one counted so far is in.
-        const std::uint64_t sent = rt.acks_sent[std::size_t(pe)].load(std::memory_order_acquire);
-        if (!acks_answered(pe, sent)) {
+        const std::uint64_t sent = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
+        if (!acks_answered(c, pe, sent)) {
             transport::progress_both(worker_of(c));
-            if (!acks_answered(pe, sent)) return false;
+            if (!acks_answered(c, pe, sent)) return false;
         }
         if (!(bits & pend_flush)) {
             pe_quiet(routine, c, pe);  // clears the flag; its wait finds the acknowledgements in

@@ -310,7 +310,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // where puts do not wake), slices of a twentieth of the time already waited (20 us to 1 ms):
     // the wait's end is seen at most ~5% late.
     const bool woken = (g_network_waker && (kind_ == wait_kind::signalled || g_wake_direct)) ||
-                       (g_events_only && kind_ == wait_kind::signalled);
+                       ((g_events_only || transport::in_own_wait()) && kind_ == wait_kind::signalled);
     long ns = 100000000;
     if (!woken) ns = std::clamp((wait_now_ns() - first_ns_) / 20, 20000L, 1000000L);
     wake_word *w = own_word();
@@ -333,7 +333,10 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         // Signals may interrupt the sleep. Over events they are held since progress_held() above:
         // sleep_for_events lets them in during its ppoll only (it progresses UCX before). The
         // futex wait calls no UCX, and progress_held() held them only around its progress call.
+        // A wait on a context's own worker (transport::own_wait_scope) is ended by its events: no
+        // futex waker knows that worker, nor does the progress thread.
         if (g_events_only) roused = transport::sleep_for_events(ns, &saved_);
+        else if (transport::in_own_wait()) roused = transport::sleep_for_own_events(ns, held_ ? &saved_ : nullptr);
         else roused = futex_wait(&w->seq, seq, ns) == 0 || errno == EAGAIN;  // EAGAIN: seq moved before
     }
     if (g_events_only) transport::pe_polling(false);

@@ -113,6 +113,7 @@ signal_handler g_signal_handler = nullptr;
 ack_receiver g_ack_receive = nullptr;
 std::uint32_t g_ack_me = 0;
 void owe_ack(std::uint32_t pe);  // below, with the other replies
+void ack_now(const ucp_am_recv_param_t *param);
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
@@ -126,7 +127,8 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     signal_header h;
     std::memcpy(&h, header, sizeof h);
     g_signal_handler(h, data, length);
-    if (h.ack) owe_ack(h.from);
+    if (h.ack == ack_reply) ack_now(param);
+    else if (h.ack) owe_ack(h.from);
     return UCS_OK;
 }
 
@@ -234,7 +236,26 @@ void owe_ack(std::uint32_t pe) {
     g_owed.release();
 }
 
-ucs_status_t on_ack(void *, const void *header, size_t header_length, void *, size_t length,
+// A message of a context's own worker (ack_reply): acknowledged here, inside the handler, where
+// UCX's reply endpoint is valid (its worker's lock, if shared, is held: UCX allows sends here).
+void ack_now(const ucp_am_recv_param_t *param) {
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+        std::fprintf(stderr, "ushmem: internal error: a signal message asks for an acknowledgement on a reply "
+                             "endpoint without one\n");
+        return;
+    }
+    auto *copy = static_cast<std::uint32_t *>(std::malloc(2 * sizeof(std::uint32_t)));
+    if (!copy) {
+        std::fprintf(stderr, "ushmem: out of memory for an acknowledgement\n");
+        return;
+    }
+    copy[0] = g_ack_me;
+    copy[1] = 1;
+    am_send_copy(param->reply_ep, ack_am_id, copy, 2 * sizeof(std::uint32_t), 0, 0, reply_sent);
+}
+
+// `arg`: a context's own worker's counts (create_extra_worker), nullptr on the main worker.
+ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *, size_t length,
                     const ucp_am_recv_param_t *) {
     std::uint32_t a[2];  // from, how many
     if (header_length != sizeof a || length != 0 || !g_ack_receive) {
@@ -242,7 +263,14 @@ ucs_status_t on_ack(void *, const void *header, size_t header_length, void *, si
         return UCS_OK;
     }
     std::memcpy(a, header, sizeof a);
-    g_ack_receive(a[0], a[1]);
+    if (!arg) {
+        g_ack_receive(a[0], a[1]);
+    } else if (a[0] >= g_owed.count.size()) {  // from a peer of this job: a bug of ours, dropped loudly
+        std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%zu PEs)\n", a[0],
+                     g_owed.count.size());
+    } else {
+        static_cast<std::atomic<std::uint64_t> *>(arg)[a[0]].fetch_add(a[1], std::memory_order_release);
+    }
     return UCS_OK;
 }
 
@@ -333,16 +361,17 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
     } else if (n) {
         std::memcpy(copy + sizeof hdr, data, n);
     }
-    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, 0);
+    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, hdr.ack == ack_reply ? UCP_AM_SEND_FLAG_REPLY : 0);
 }
 
 namespace {
 // The handlers of ushmem's own messages, on every worker: signal and strided messages and strided
 // get requests arrive on the main one (peers connect to it), the replies to a strided get on the
 // worker that asked (a context's own, too).
-ucs_status_t set_handlers(ucp_worker_h w) {
+ucs_status_t set_handlers(ucp_worker_h w, void *ack_counts) {
     ucp_am_handler_param_t hp{};
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
         {signal_am_id, on_signal_message}, {gather_am_id, on_gather_request}, {gather_reply_am_id, on_gather_reply},
@@ -350,6 +379,7 @@ ucs_status_t set_handlers(ucp_worker_h w) {
     for (const auto &[id, cb] : handlers) {
         hp.id = id;
         hp.cb = cb;
+        hp.arg = id == ack_am_id ? ack_counts : nullptr;
         if (ucs_status_t st = ucp_worker_set_am_recv_handler(w, &hp); st != UCS_OK) return st;
     }
     return UCS_OK;
@@ -363,7 +393,7 @@ bool create_worker(bool thread_multiple, std::string &err) {
                                                 : UCS_THREAD_MODE_SINGLE,
                           err);
     if (!g_worker) return false;
-    ucs_status_t st = set_handlers(g_worker);
+    ucs_status_t st = set_handlers(g_worker, nullptr);
     if (st != UCS_OK) {
         err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
         ucp_worker_destroy(g_worker);
@@ -375,11 +405,11 @@ bool create_worker(bool thread_multiple, std::string &err) {
 
 void share_main_worker() { detail::main_shared = true; }
 
-ucp_worker_h create_extra_worker(bool multi_thread, std::string &err) {
+ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::string &err) {
     // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
     ucp_worker_h w = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
     if (!w) return nullptr;
-    if (ucs_status_t st = set_handlers(w); st != UCS_OK) {
+    if (ucs_status_t st = set_handlers(w, acks_done); st != UCS_OK) {
         err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
         ucp_worker_destroy(w);
         return nullptr;
@@ -786,6 +816,41 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
     }
 }
 
+namespace {
+thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
+
+// The scope's worker, drained then armed (UCX's rule), ready for poll(): its fd, -1 when it has
+// events pending (the caller progresses them), -2 when it has no fd (no wakeup support).
+int arm_own_wait() {
+    ucp_worker_h w = t_own_wait;
+    if (ucp_worker_progress(w) != 0) return -1;  // a context's own worker: never shared
+    int efd = -1;
+    if (ucp_worker_get_efd(w, &efd) != UCS_OK) return -2;
+    const ucs_status_t st = ucp_worker_arm(w);
+    return st == UCS_ERR_BUSY ? -1 : st == UCS_OK ? efd : -2;
+}
+} // namespace
+
+own_wait_scope::own_wait_scope(ucp_worker_h w) : prev_(t_own_wait), set_(w && w != g_worker) {
+    if (set_) t_own_wait = w;
+}
+own_wait_scope::~own_wait_scope() {
+    if (set_) t_own_wait = prev_;
+}
+bool in_own_wait() { return t_own_wait != nullptr; }
+
+bool sleep_for_own_events(long ns, const sigset_t *during) {
+    const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
+    const int efd = arm_own_wait();
+    if (efd == -1) return true;
+    if (efd < 0) {
+        nanosleep(&ts, nullptr);
+        return false;
+    }
+    struct pollfd pfd{efd, POLLIN, 0};
+    return ppoll(&pfd, 1, &ts, during) > 0;
+}
+
 bool sleep_for_events(long ns, const sigset_t *during) {
     const int efd = main_efd();
     ucs_status_t st = UCS_OK;
@@ -798,13 +863,19 @@ bool sleep_for_events(long ns, const sigset_t *during) {
     }
     settle_acks();
     if (n != 0 || st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
+    struct pollfd pfd[2] = {{efd, POLLIN, 0}, {-1, POLLIN, 0}};
+    nfds_t nfds = 1;
+    if (t_own_wait) {  // what the wait is for arrives on that worker
+        const int own = arm_own_wait();
+        if (own == -1) return true;
+        if (own >= 0) pfd[nfds++].fd = own;
+    }
     const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
     if (st != UCS_OK) {
         nanosleep(&ts, nullptr);
         return false;
     }
-    struct pollfd pfd{efd, POLLIN, 0};
-    return ppoll(&pfd, 1, &ts, during) > 0;
+    return ppoll(pfd, nfds, &ts, during) > 0;
 }
 
 void pe_polling(bool on) {

@@ -82,8 +82,9 @@ bool init(std::string &err);
 bool create_worker(bool thread_multiple, std::string &err);
 void finalize();  // worker and context; everything else must already be released
 // A further worker on the same UCX context, for a communication context that needs its own
-// completion (core::context_lanes). Not driven by the progress thread.
-ucp_worker_h create_extra_worker(bool multi_thread, std::string &err);
+// completion (core::context_lanes). Not driven by the progress thread. `acks_done`: one counter
+// per PE, to which the acknowledgements of its messages (ack_reply) add.
+ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::string &err);
 void destroy_extra_worker(ucp_worker_h w);
 ucp_context_h context();
 inline ucp_worker_h worker() { return detail::main_worker; }
@@ -215,10 +216,10 @@ struct signal_header {
     // in one message, where puts would cost a message (and a system call each side) per element.
     std::uint32_t elem;
     std::uint64_t dst_stride;
-    // Non-zero: once the handler has run, the target acknowledges it to PE `from` (ack_am_id).
-    // Waiting for the acknowledgements of the messages sent to a PE completes them, in place of
-    // an endpoint flush, which over an emulated transport is a request and a reply of its own
-    // (4 messages per put + quiet with UCX's puts, 2 this way).
+    // Non-zero (ack_owed, ack_reply): once the handler has run, the target acknowledges it to
+    // PE `from` (ack_am_id). Waiting for the acknowledgements of the messages sent to a PE
+    // completes them, in place of an endpoint flush, which over an emulated transport is a
+    // request and a reply of its own (4 messages per put + quiet with UCX's puts, 2 this way).
     std::uint32_t ack;
     std::uint32_t from;  // the sender's PE (with ack)
 };
@@ -235,6 +236,11 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // a message sent without UCX's reply flag is a plain short message, one copy and one send.
 // `me`: this PE's rank, which its acknowledgements carry; `receive(from, n)` runs on the sender in
 // progress of its main worker. `npes`: the PEs a message may come from.
+// A context's own worker (create_extra_worker) is not the one peers connect to: the target
+// answers its messages (ack_reply, sent with UCX's reply flag) from inside the handler, on UCX's
+// reply endpoint, one acknowledgement per message, which arrives on that worker and adds to the
+// counts given at its creation. Sent inside the handler, the reply endpoint is valid.
+constexpr std::uint32_t ack_owed = 1, ack_reply = 2;
 constexpr unsigned ack_am_id = 20;
 using ack_receiver = void (*)(std::uint32_t from, std::uint32_t n);
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes);  // before create_worker()
@@ -362,6 +368,25 @@ void pe_blocking();
 // Returns whether it ended for events (or found them pending), false when the bound passed or a
 // signal interrupted it.
 bool sleep_for_events(long ns, const sigset_t *during);
+// A wait of the calling thread on a context's own worker (its completions, replies and
+// acknowledgements arrive there, and no progress thread watches it): while one is in scope, the
+// waits' sleeps also end for that worker's events (sleep_for_events, sleep_for_own_events),
+// instead of at their bound. No-op for the main worker.
+class own_wait_scope {
+public:
+    explicit own_wait_scope(ucp_worker_h w);
+    ~own_wait_scope();
+    own_wait_scope(const own_wait_scope &) = delete;
+    own_wait_scope &operator=(const own_wait_scope &) = delete;
+
+private:
+    ucp_worker_h prev_;
+    bool set_;
+};
+bool in_own_wait();  // an own_wait_scope of this thread is open
+// Sleeps until the scope's worker has events, `ns` passed or a signal came (as sleep_for_events,
+// where the main worker's events are not this sleep's business: the progress thread serves them).
+bool sleep_for_own_events(long ns, const sigset_t *during);
 void pe_polling(bool on);
 // Between pe_waiting(true) and pe_waiting(false) a thread of the PE is in the slow part of a
 // library wait (past its spin: yielding or sleeping), which progresses the main worker whenever it
