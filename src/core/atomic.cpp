@@ -320,8 +320,17 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
     transport::signal_header hs = h;
     if (c.acked_msgs) {
         // Counted before it leaves: its acknowledgement cannot come before the count. A context's
-        // own worker is not the one the target knows: the target answers on UCX's reply endpoint.
-        hs.ack = c.own_worker ? transport::ack_reply : transport::ack_owed;
+        // own worker is not the one the target knows. Its first message to a PE since that PE's
+        // last completion is answered at once, on UCX's reply endpoint: the answer shares the
+        // message's connection (over tcp one acknowledgement alone on another connection added
+        // 3-4 us to a put + quiet). The ones that follow, a stream, are owed and batched to the
+        // main worker, tagged with the context's stream (both add to the same counts). The
+        // context has one thread at a time: its pending bits are its own.
+        const std::uint32_t stream = c.own_worker ? c.lanes->ack_stream : 0;
+        hs.ack = !c.own_worker ? transport::ack_owed
+                 : stream != 0 && (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks)
+                     ? transport::ack_owed | stream << 8
+                     : transport::ack_reply;
         hs.from = std::uint32_t(rt.me);
         acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }

@@ -151,8 +151,8 @@ void describe_acks(const void *arg, char *buf, std::size_t len) {
                      [&w](std::size_t i) { return acks_answered(*w.c, w.a[i].pe, w.a[i].until) ? -2 : w.a[i].pe; });
 }
 // Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
-// A context's own worker receives its acknowledgements: driven here, as await_requests does
-// (wait_for drives the main one).
+// A context's own worker is driven here too, as await_requests does (wait_for drives the main
+// one, where the acknowledgements arrive, or, ack_reply, on the context's worker).
 void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t n, const char *op) {
     if (n == 0 || acks_in(c, a, n)) return;
     bool remote = true;
@@ -163,6 +163,9 @@ void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t 
     wait_for(
         routine, op,
         [&c, a, n, own] {
+            // Acknowledgements come to the context's worker (ack_reply) or to the main one, which
+            // wait_for drives.
+            if (acks_in(c, a, n)) return true;
             if (own) transport::progress_worker(own);
             return acks_in(c, a, n);
         },

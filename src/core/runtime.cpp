@@ -348,6 +348,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
                            "share the main worker)", err.c_str());
         }
         l->peers.resize(std::size_t(rt.npes));
+        l->ack_stream = transport::register_ack_stream(l->acks_done.get(), l->worker);
         c.lanes = l;
         std::lock_guard<std::mutex> g(g_lanes_lock);
         g_lanes_owners.push_back(&c);
@@ -383,6 +384,7 @@ void release_lanes(context &c) {
         for (auto &k : q.rkey) transport::destroy_rkey(k);
         if (q.ep) eps.push_back(q.ep);
     }
+    transport::unregister_ack_stream(c.lanes->ack_stream);
     transport::close_endpoints(eps, c.lanes->worker);
     transport::destroy_extra_worker(c.lanes->worker);
     delete c.lanes;

@@ -69,8 +69,10 @@ struct context_lanes {
     std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
     // Acknowledged messages from this worker (context::acked_msgs), per PE, as rt.acks_sent and
     // rt.acks_done for the main worker: its own endpoint per PE delivers them in order, and their
-    // acknowledgements come back to this worker (transport::ack_reply).
+    // acknowledgements, batched by the target, come to the main worker tagged with this stream
+    // (transport::ack_owed).
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
+    std::uint32_t ack_stream = 0;  // transport::register_ack_stream (0: acknowledged on reply endpoints)
 };
 
 // pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX

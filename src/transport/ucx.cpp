@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <ucs/debug/log_def.h>
 
@@ -112,7 +113,8 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
 signal_handler g_signal_handler = nullptr;
 ack_receiver g_ack_receive = nullptr;
 std::uint32_t g_ack_me = 0;
-void owe_ack(std::uint32_t pe);  // below, with the other replies
+thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
+void owe_ack(std::uint32_t pe, std::uint32_t stream);  // below, with the other replies
 void ack_now(const ucp_am_recv_param_t *param);
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
@@ -127,8 +129,8 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     signal_header h;
     std::memcpy(&h, header, sizeof h);
     g_signal_handler(h, data, length);
-    if (h.ack == ack_reply) ack_now(param);
-    else if (h.ack) owe_ack(h.from);
+    if ((h.ack & 0xff) == ack_reply) ack_now(param);
+    else if (h.ack) owe_ack(h.from, h.ack >> 8);
     return UCS_OK;
 }
 
@@ -145,14 +147,45 @@ namespace {
 // senders on any thread that progressed it: a lock of their own, held for a few stores.
 struct owed_acks {
     std::atomic_flag lock = ATOMIC_FLAG_INIT;
-    std::vector<std::uint32_t> count;  // per PE
+    std::vector<std::uint32_t> count;  // per PE: its main worker's stream (0)
     std::vector<std::uint32_t> pes;    // the PEs whose count is not 0
+    // Other streams (a context's own worker, register_ack_stream): few at a time, searched.
+    struct stream_count {
+        std::uint32_t pe, stream, n;
+    };
+    std::vector<stream_count> streams;
     void acquire() {
         while (lock.test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
     }
     void release() { lock.clear(std::memory_order_release); }
 };
 owed_acks g_owed;
+
+// The acknowledgement streams of contexts' own workers (register_ack_stream): stream s is entry
+// s - 1. Never reused: an acknowledgement that comes after its context is gone (a quiet that timed
+// out, then the context's destruction) finds an empty entry, never another context's counts.
+struct ack_stream {
+    std::atomic<std::uint64_t> *done;
+    ucp_worker_h worker;
+};
+std::mutex g_streams_lock;
+std::vector<ack_stream> g_streams;
+
+// n messages of `stream` from this PE to PE `from` are stored there (main worker's ack handler).
+void stream_acked(std::uint32_t stream, std::uint32_t from, std::uint32_t n) {
+    std::lock_guard<std::mutex> g(g_streams_lock);
+    if (stream - 1 >= g_streams.size()) {
+        std::fprintf(stderr, "ushmem: internal error: an acknowledgement for stream %u (%zu known)\n", stream,
+                     g_streams.size());
+        return;
+    }
+    const ack_stream &e = g_streams[stream - 1];
+    if (!e.done) return;  // its context is gone
+    e.done[from].fetch_add(n, std::memory_order_release);
+    // The context's thread may sleep on its own worker's fd (own_wait_scope) while another thread
+    // (the progress thread) ran this: wake it (thread-safe, and under the lock: the worker lives).
+    if (t_own_wait != e.worker) ucp_worker_signal(e.worker);
+}
 std::atomic<ack_endpoint> g_ack_endpoint{nullptr};
 std::atomic<bool> g_acks_stopped{false};
 } // namespace
@@ -163,6 +196,7 @@ void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes)
     g_owed.count.assign(npes, 0);
     g_owed.pes.clear();
     g_owed.pes.reserve(npes);
+    g_owed.streams.clear();
     g_ack_endpoint.store(nullptr);
     g_acks_stopped.store(false);
 }
@@ -171,6 +205,17 @@ void set_ack_endpoint(ack_endpoint endpoint_of) {
     detail::acks_owed.store(true);  // what arrived before it goes out at the next progress
 }
 void stop_acks() { g_acks_stopped.store(true); }
+
+std::uint32_t register_ack_stream(std::atomic<std::uint64_t> *acks_done, ucp_worker_h w) {
+    std::lock_guard<std::mutex> g(g_streams_lock);
+    if (g_streams.size() >= (1u << 24) - 1) return 0;  // the header's 24 bits are used up
+    g_streams.push_back({acks_done, w});
+    return std::uint32_t(g_streams.size());
+}
+void unregister_ack_stream(std::uint32_t stream) {
+    std::lock_guard<std::mutex> g(g_streams_lock);
+    if (stream && stream - 1 < g_streams.size()) g_streams[stream - 1] = {nullptr, nullptr};
+}
 namespace {
 // Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
 // bytes of data), fire and forget: freed at once when UCX sent it inline or refused it, else by
@@ -223,7 +268,7 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
 
 // A message that asked for an acknowledgement (signal_header::ack) ran: owed to its sender until
 // the progress call returns (send_owed_acks).
-void owe_ack(std::uint32_t pe) {
+void owe_ack(std::uint32_t pe, std::uint32_t stream) {
     g_owed.acquire();
     if (pe >= g_owed.count.size()) {
         g_owed.release();
@@ -231,7 +276,18 @@ void owe_ack(std::uint32_t pe) {
                      pe, g_owed.count.size());
         return;
     }
-    if (g_owed.count[pe]++ == 0) g_owed.pes.push_back(pe);
+    if (stream == 0) {
+        if (g_owed.count[pe]++ == 0) g_owed.pes.push_back(pe);
+    } else {
+        bool found = false;
+        for (auto &e : g_owed.streams)
+            if (e.pe == pe && e.stream == stream) {
+                ++e.n;
+                found = true;
+                break;
+            }
+        if (!found) g_owed.streams.push_back({pe, stream, 1});
+    }
     detail::acks_owed.store(true, std::memory_order_relaxed);
     g_owed.release();
 }
@@ -244,32 +300,35 @@ void ack_now(const ucp_am_recv_param_t *param) {
                              "endpoint without one\n");
         return;
     }
-    auto *copy = static_cast<std::uint32_t *>(std::malloc(2 * sizeof(std::uint32_t)));
+    auto *copy = static_cast<std::uint32_t *>(std::malloc(3 * sizeof(std::uint32_t)));
     if (!copy) {
         std::fprintf(stderr, "ushmem: out of memory for an acknowledgement\n");
         return;
     }
     copy[0] = g_ack_me;
     copy[1] = 1;
-    am_send_copy(param->reply_ep, ack_am_id, copy, 2 * sizeof(std::uint32_t), 0, 0, reply_sent);
+    copy[2] = 0;  // the worker it arrives on tells whose it is
+    am_send_copy(param->reply_ep, ack_am_id, copy, 3 * sizeof(std::uint32_t), 0, 0, reply_sent);
 }
 
 // `arg`: a context's own worker's counts (create_extra_worker), nullptr on the main worker.
 ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *, size_t length,
                     const ucp_am_recv_param_t *) {
-    std::uint32_t a[2];  // from, how many
+    std::uint32_t a[3];  // from, how many, stream
     if (header_length != sizeof a || length != 0 || !g_ack_receive) {
         std::fprintf(stderr, "ushmem: internal error: malformed acknowledgement (header %zu bytes)\n", header_length);
         return UCS_OK;
     }
     std::memcpy(a, header, sizeof a);
-    if (!arg) {
+    if (!arg && a[2] == 0) {
         g_ack_receive(a[0], a[1]);
     } else if (a[0] >= g_owed.count.size()) {  // from a peer of this job: a bug of ours, dropped loudly
         std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%zu PEs)\n", a[0],
                      g_owed.count.size());
-    } else {
+    } else if (arg) {
         static_cast<std::atomic<std::uint64_t> *>(arg)[a[0]].fetch_add(a[1], std::memory_order_release);
+    } else {
+        stream_acked(a[2], a[0], a[1]);
     }
     return UCS_OK;
 }
@@ -301,7 +360,7 @@ void send_owed_acks() {
     for (;;) {
         // A batch at a time, taken under the lock and sent outside it (endpoint_of may create an
         // endpoint; another thread's handler may owe more meanwhile).
-        std::uint32_t batch[32][2];
+        std::uint32_t batch[32][3];  // to PE, how many, stream
         std::size_t k = 0;
         g_owed.acquire();
         while (k < 32 && !g_owed.pes.empty()) {
@@ -309,10 +368,19 @@ void send_owed_acks() {
             g_owed.pes.pop_back();
             batch[k][0] = pe;
             batch[k][1] = g_owed.count[pe];
+            batch[k][2] = 0;
             g_owed.count[pe] = 0;
             ++k;
         }
-        if (g_owed.pes.empty()) detail::acks_owed.store(false, std::memory_order_relaxed);
+        while (k < 32 && !g_owed.streams.empty()) {
+            const owed_acks::stream_count e = g_owed.streams.back();
+            g_owed.streams.pop_back();
+            batch[k][0] = e.pe;
+            batch[k][1] = e.n;
+            batch[k][2] = e.stream;
+            ++k;
+        }
+        if (g_owed.pes.empty() && g_owed.streams.empty()) detail::acks_owed.store(false, std::memory_order_relaxed);
         g_owed.release();
         for (std::size_t i = 0; i < k && !drop; ++i) {
             // No endpoint: finalize closes them, and no PE waits for an acknowledgement any more.
@@ -325,6 +393,7 @@ void send_owed_acks() {
             }
             copy[0] = g_ack_me;
             copy[1] = batch[i][1];
+            copy[2] = batch[i][2];
             // An error (the sender is gone) is the sender's business, as for the strided get's reply.
             drive d(g_worker);
             am_send_copy(ep, ack_am_id, copy, sizeof batch[i], 0, 0, reply_sent);
@@ -817,7 +886,6 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
 }
 
 namespace {
-thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
 
 // The scope's worker, drained then armed (UCX's rule), ready for poll(): its fd, -1 when it has
 // events pending (the caller progresses them), -2 when it has no fd (no wakeup support).

@@ -236,11 +236,21 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // a message sent without UCX's reply flag is a plain short message, one copy and one send.
 // `me`: this PE's rank, which its acknowledgements carry; `receive(from, n)` runs on the sender in
 // progress of its main worker. `npes`: the PEs a message may come from.
-// A context's own worker (create_extra_worker) is not the one peers connect to: the target
-// answers its messages (ack_reply, sent with UCX's reply flag) from inside the handler, on UCX's
-// reply endpoint, one acknowledgement per message, which arrives on that worker and adds to the
-// counts given at its creation. Sent inside the handler, the reply endpoint is valid.
+// signal_header::ack: the kind in its low 8 bits. ack_owed: owed, then sent as above, to the
+// sender's main worker, which adds it to the counts of stream `ack >> 8`: 0 for its own, else a
+// context's own worker's (register_ack_stream). A context's own worker is not the one peers
+// connect to, so its acknowledgements travel to the main worker too, batched the same way; the
+// handler there adds them to the context's counts and signals its worker, on whose fd the
+// context's waits sleep (own_wait_scope). ack_reply (sent with UCX's reply flag): the target
+// answers at once, from inside the handler, on UCX's reply endpoint (valid there), so the answer
+// shares the message's connection; it arrives on the sending worker, which adds it to the counts
+// given at its creation. The core asks for it for a context's first message to a PE after a
+// completion (a put + quiet), and where no stream is left.
 constexpr std::uint32_t ack_owed = 1, ack_reply = 2;
+// A context's acknowledgement stream (1 to 2^24 - 1; 0: none left, use ack_reply), and its end
+// (before its worker is destroyed; acknowledgements that come later are dropped).
+std::uint32_t register_ack_stream(std::atomic<std::uint64_t> *acks_done, ucp_worker_h w);
+void unregister_ack_stream(std::uint32_t stream);
 constexpr unsigned ack_am_id = 20;
 using ack_receiver = void (*)(std::uint32_t from, std::uint32_t n);
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes);  // before create_worker()
