@@ -341,14 +341,13 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         auto *l = new context_lanes;
         l->acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
         l->acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-        l->worker = transport::create_extra_worker(false, l->acks_done.get(), err);
+        l->worker = transport::create_extra_worker(false, l->acks_done.get(), l->ack_stream, err);
         if (!l->worker) {
             delete l;
             fatal(routine, "cannot create the context's UCX worker: %s (set USHMEM_CTX_WORKERS=0 to "
                            "share the main worker)", err.c_str());
         }
         l->peers.resize(std::size_t(rt.npes));
-        l->ack_stream = transport::register_ack_stream(l->acks_done.get(), l->worker);
         c.lanes = l;
         std::lock_guard<std::mutex> g(g_lanes_lock);
         g_lanes_owners.push_back(&c);
@@ -384,9 +383,8 @@ void release_lanes(context &c) {
         for (auto &k : q.rkey) transport::destroy_rkey(k);
         if (q.ep) eps.push_back(q.ep);
     }
-    transport::unregister_ack_stream(c.lanes->ack_stream);
     transport::close_endpoints(eps, c.lanes->worker);
-    transport::destroy_extra_worker(c.lanes->worker);
+    transport::destroy_extra_worker(c.lanes->worker, c.lanes->ack_stream);
     delete c.lanes;
     c.lanes = nullptr;
 }

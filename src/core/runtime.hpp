@@ -72,7 +72,7 @@ struct context_lanes {
     // acknowledgements, batched by the target, come to the main worker tagged with this stream
     // (transport::ack_owed).
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
-    std::uint32_t ack_stream = 0;  // transport::register_ack_stream (0: acknowledged on reply endpoints)
+    std::uint32_t ack_stream = 0;  // set by transport::create_extra_worker (0: acknowledged on reply endpoints)
 };
 
 // pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX

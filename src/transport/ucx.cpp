@@ -149,7 +149,7 @@ struct owed_acks {
     std::atomic_flag lock = ATOMIC_FLAG_INIT;
     std::vector<std::uint32_t> count;  // per PE: its main worker's stream (0)
     std::vector<std::uint32_t> pes;    // the PEs whose count is not 0
-    // Other streams (a context's own worker, register_ack_stream): few at a time, searched.
+    // Other streams (a context's own worker: create_extra_worker): few at a time, searched.
     struct stream_count {
         std::uint32_t pe, stream, n;
     };
@@ -161,7 +161,7 @@ struct owed_acks {
 };
 owed_acks g_owed;
 
-// The acknowledgement streams of contexts' own workers (register_ack_stream): stream s is entry
+// The acknowledgement streams of contexts' own workers (create_extra_worker): stream s is entry
 // s - 1. Never reused: an acknowledgement that comes after its context is gone (a quiet that timed
 // out, then the context's destruction) finds an empty entry, never another context's counts.
 struct ack_stream {
@@ -186,6 +186,16 @@ void stream_acked(std::uint32_t stream, std::uint32_t from, std::uint32_t n) {
     // (the progress thread) ran this: wake it (thread-safe, and under the lock: the worker lives).
     if (t_own_wait != e.worker) ucp_worker_signal(e.worker);
 }
+std::uint32_t register_ack_stream(std::atomic<std::uint64_t> *acks_done, ucp_worker_h w) {
+    std::lock_guard<std::mutex> g(g_streams_lock);
+    if (g_streams.size() >= (1u << 24) - 1) return 0;  // the header's 24 bits are used up
+    g_streams.push_back({acks_done, w});
+    return std::uint32_t(g_streams.size());
+}
+void unregister_ack_stream(std::uint32_t stream) {
+    std::lock_guard<std::mutex> g(g_streams_lock);
+    if (stream && stream - 1 < g_streams.size()) g_streams[stream - 1] = {nullptr, nullptr};
+}
 std::atomic<ack_endpoint> g_ack_endpoint{nullptr};
 std::atomic<bool> g_acks_stopped{false};
 } // namespace
@@ -205,17 +215,6 @@ void set_ack_endpoint(ack_endpoint endpoint_of) {
     detail::acks_owed.store(true);  // what arrived before it goes out at the next progress
 }
 void stop_acks() { g_acks_stopped.store(true); }
-
-std::uint32_t register_ack_stream(std::atomic<std::uint64_t> *acks_done, ucp_worker_h w) {
-    std::lock_guard<std::mutex> g(g_streams_lock);
-    if (g_streams.size() >= (1u << 24) - 1) return 0;  // the header's 24 bits are used up
-    g_streams.push_back({acks_done, w});
-    return std::uint32_t(g_streams.size());
-}
-void unregister_ack_stream(std::uint32_t stream) {
-    std::lock_guard<std::mutex> g(g_streams_lock);
-    if (stream && stream - 1 < g_streams.size()) g_streams[stream - 1] = {nullptr, nullptr};
-}
 namespace {
 // Sends one of ushmem's own messages from `copy` (a malloc'd header of `hlen` bytes followed by n
 // bytes of data), fire and forget: freed at once when UCX sent it inline or refused it, else by
@@ -474,7 +473,8 @@ bool create_worker(bool thread_multiple, std::string &err) {
 
 void share_main_worker() { detail::main_shared = true; }
 
-ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::string &err) {
+ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::uint32_t &stream,
+                                 std::string &err) {
     // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
     ucp_worker_h w = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
     if (!w) return nullptr;
@@ -483,10 +483,12 @@ ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *
         ucp_worker_destroy(w);
         return nullptr;
     }
+    stream = register_ack_stream(acks_done, w);
     return w;
 }
 
-void destroy_extra_worker(ucp_worker_h w) {
+void destroy_extra_worker(ucp_worker_h w, std::uint32_t stream) {
+    unregister_ack_stream(stream);  // first: the main worker's handler may signal `w` until then
     if (w) ucp_worker_destroy(w);
 }
 

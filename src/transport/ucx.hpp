@@ -83,9 +83,13 @@ bool create_worker(bool thread_multiple, std::string &err);
 void finalize();  // worker and context; everything else must already be released
 // A further worker on the same UCX context, for a communication context that needs its own
 // completion (core::context_lanes). Not driven by the progress thread. `acks_done`: one counter
-// per PE, to which the acknowledgements of its messages (ack_reply) add.
-ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::string &err);
-void destroy_extra_worker(ucp_worker_h w);
+// per PE, to which the acknowledgements of its messages add, whichever way they come (ack_reply
+// on this worker; ack_owed tagged with `stream`, which this sets: 1 to 2^24 - 1, or 0 when none is
+// left, then every message asks for ack_reply). destroy_extra_worker ends the stream first:
+// acknowledgements that come later are dropped.
+ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::uint32_t &stream,
+                                 std::string &err);
+void destroy_extra_worker(ucp_worker_h w, std::uint32_t stream);
 ucp_context_h context();
 inline ucp_worker_h worker() { return detail::main_worker; }
 const lanes_info &lanes();
@@ -238,7 +242,7 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // progress of its main worker. `npes`: the PEs a message may come from.
 // signal_header::ack: the kind in its low 8 bits. ack_owed: owed, then sent as above, to the
 // sender's main worker, which adds it to the counts of stream `ack >> 8`: 0 for its own, else a
-// context's own worker's (register_ack_stream). A context's own worker is not the one peers
+// context's own worker's (create_extra_worker). A context's own worker is not the one peers
 // connect to, so its acknowledgements travel to the main worker too, batched the same way; the
 // handler there adds them to the context's counts and signals its worker, on whose fd the
 // context's waits sleep (own_wait_scope). ack_reply (sent with UCX's reply flag): the target
@@ -247,10 +251,6 @@ void set_signal_handler(signal_handler h);  // before create_worker()
 // given at its creation. The core asks for it for a context's first message to a PE after a
 // completion (a put + quiet), and where no stream is left.
 constexpr std::uint32_t ack_owed = 1, ack_reply = 2;
-// A context's acknowledgement stream (1 to 2^24 - 1; 0: none left, use ack_reply), and its end
-// (before its worker is destroyed; acknowledgements that come later are dropped).
-std::uint32_t register_ack_stream(std::atomic<std::uint64_t> *acks_done, ucp_worker_h w);
-void unregister_ack_stream(std::uint32_t stream);
 constexpr unsigned ack_am_id = 20;
 using ack_receiver = void (*)(std::uint32_t from, std::uint32_t n);
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes);  // before create_worker()
