@@ -30,6 +30,8 @@ ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4
 ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
 ushmem_mpi_test(exit_nofinalize PROGRAM exit_basic ARGS --no-finalize NP 4 CONFIGS twohost LABELS twohost)
 ushmem_mpi_test(mpi_interop ARGS world NP 4 CONFIGS twohost LABELS twohost)
+ushmem_mpi_test(put_pack_held PROGRAM put_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
+                LABELS twohost)
 # Static data registered in place (reached through UCX emulation even on the host) beside a direct
 # heap and the other host's tcp: three routes in one job.
 foreach(prog amo signal)

@@ -8,6 +8,7 @@
 // version over sysv, posix, self and tcp (mpi_tests/amo.c checks the new value in memory on every
 // route); USHMEM_AMO_EMULATE_BITWISE_POST=1 at build time sends them through the loop as well.
 #include "core/atomic.hpp"
+#include "util/put_pack.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -294,6 +295,22 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
     // falls outside them is a bug of ours, and nothing is written.
     seg_id s;
     std::size_t off;
+    if (h.op == transport::signal_op::pack) {
+        // Many puts (put_pack.cpp), stored in order: a later one to the same bytes wins.
+        const bool fits = util::put_pack::for_each(data, n, [](std::uint64_t a, const void *, std::size_t len) {
+            seg_id rs;
+            std::size_t roff;
+            if (USHMEM_UNLIKELY(!locate(reinterpret_cast<void *>(a), len ? len : 1, rs, roff)))
+                fatal("put pack", "internal error: a packed put to [%#" PRIx64 ", +%zu) lies outside this PE's "
+                                  "symmetric segments", a, len);
+        });
+        if (USHMEM_UNLIKELY(!fits || h.sig_addr))
+            fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
+        util::put_pack::for_each(data, n, [](std::uint64_t a, const void *d, std::size_t len) {
+            std::memcpy(reinterpret_cast<void *>(a), d, len);
+        });
+        return;
+    }
     auto *sig = reinterpret_cast<std::uint64_t *>(h.sig_addr);
     const std::size_t count = h.elem ? n / h.elem : 0;
     const std::size_t span = h.elem && count ? (count - 1) * h.dst_stride + h.elem : n;
@@ -316,6 +333,7 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what) {
+    settle_pack(routine, c, pe);  // the puts packed before it go first
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
     transport::signal_header hs = h;
     if (c.acked_msgs) {

@@ -181,6 +181,7 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
 // `user_data`, `remote`: see wait_slow.
 template <class Cond, class Describe>
 inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
+    settle_thread_packs(routine);
     for (int i = 0; i < 1024; ++i) {
         if (cond()) return;
         if ((i & 7) == 7) transport::progress();  // the condition is cheap; progress is not

@@ -32,6 +32,7 @@ struct settings {
     std::string progress_thread;
     std::string signal_messages;
     bool acked_messages = true;
+    std::size_t put_pack = 4096;
     std::string heap_address;
     bool static_data = true;
     bool hugepage_notice = true;

@@ -174,6 +174,7 @@ void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t 
 } // namespace
 
 void quiet_slow(const char *routine, context &c) {
+    settle_packs(routine, c);  // (packing is off where other threads share the context)
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (c.pending_list.empty()) return;  // another thread flushed them
@@ -226,6 +227,7 @@ void quiet_slow(const char *routine, context &c) {
 
 void pe_quiet(const char *routine, context &c, int pe) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
+    settle_pack(routine, c, pe);
     if (!__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) return;
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
@@ -259,6 +261,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
 
 void fence(const char *routine, context &c) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
+    settle_packs(routine, c);
     if (!c.any_pending()) return;
     // UCX orders operations issued after a worker fence behind those issued before it, but a
     // later direct store or CPU atomic bypasses UCX: when a PE with UCX operations outstanding

@@ -158,6 +158,7 @@ template <class T> int test(const char *routine, T *ivar, int cmp, T value) {
     check_ivars(routine, "ivar", ivar, 1);
     check_cmp(routine, cmp);
     if (compare(load(ivar), cmp, value)) return 1;
+    settle_thread_packs(routine);
     transport::progress();  // a polling loop of tests must let emulated updates land
     return 0;
 }
@@ -223,6 +224,7 @@ int test_all(const char *routine, T *ivars, std::size_t n, const int *status, in
     check_ivars(routine, "ivars", ivars, n);
     check_cmp(routine, cmp);
     if (first_unsatisfied(ivars, 0, n, status, cmp, value, values) == n) return 1;
+    settle_thread_packs(routine);
     transport::progress();
     return 0;
 }
@@ -234,7 +236,10 @@ std::size_t test_any(const char *routine, T *ivars, std::size_t n, const int *st
     check_cmp(routine, cmp);
     if (set_empty(status, n)) return SIZE_MAX;
     std::size_t r = scan_any(ivars, n, status, cmp, value, values);
-    if (r == SIZE_MAX) transport::progress();
+    if (r == SIZE_MAX) {
+        settle_thread_packs(routine);
+        transport::progress();
+    }
     return r;
 }
 
@@ -246,7 +251,10 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
     if (set_empty(status, n)) return 0;
     check_array(routine, "indices", indices, n);
     std::size_t r = scan_some(ivars, n, indices, status, cmp, value, values);
-    if (r == 0) transport::progress();
+    if (r == 0) {
+        settle_thread_packs(routine);
+        transport::progress();
+    }
     return r;
 }
 

@@ -16,7 +16,13 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
              const void *src, std::size_t n, bool nbi) {
     if (c.acked_msgs && shared.msg_puts && n <= signal_message_max) {
         // Emulated RMA: a message the target acknowledges (context::acked_msgs), holding a copy
-        // of the source (reusable on return, as for a blocking put; so for nbi too).
+        // of the source (reusable on return, as for a blocking put; so for nbi too). A small
+        // non-blocking one joins the context's pack instead (put_pack.cpp): a blocking put is
+        // sent at once, since a program may rely on it arriving without a quiet.
+        if (nbi && n <= c.pack_item) {
+            pack_put(routine, c, pe, shared.rbase[s] + off, src, n);
+            return;
+        }
         signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
         return;
     }

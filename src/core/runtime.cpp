@@ -30,7 +30,6 @@ namespace ushmem::core {
 runtime rt;
 
 namespace {
-constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core keeps its own name
 // Symmetric bytes the runtime keeps for itself: the dissemination barrier's counters (8 bytes per
 // round from the start), the heap check's words (heap_check_word), the finalize mark (the last 8).
 constexpr std::size_t runtime_area = 4096;
@@ -403,6 +402,7 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
     // callers' conditions are the library's own signals and completions, or user data (wait_until):
     // the latter are woken by plain puts only where the policy made direct writers wake.
+    settle_thread_packs(routine);
     const double timeout = rt.cfg.wait_timeout;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
     waiter_scope counted;  // for an exit() from another thread or a signal handler
@@ -521,6 +521,7 @@ int init(const char *routine, const void *comm, int requested) {
     transport::set_ack_endpoint(ack_endpoint);
     rt.default_ctx.reset(rt.npes, mt);
     rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
+    enable_packing(rt.default_ctx);
 
     // The runtime's own symmetric area comes first, at the same offset on every PE.
     rt.heap.reset(rt.seg[seg_heap].size);
@@ -665,6 +666,7 @@ void finalize(const char *routine) {
         std::lock_guard<std::mutex> g(g_lanes_lock);
         owners = g_lanes_owners;
     }
+    send_all_packs(routine);  // those of contexts the program did not destroy, too
     for (context *c : owners) quiet(routine, *c);  // contexts the program did not destroy
     await_everyone_in_finalize(routine);
     barrier_all(routine, true);

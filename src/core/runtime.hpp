@@ -77,7 +77,8 @@ struct context_lanes {
 
 // pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX
 // operations); pend_acks: wait for the acknowledgements of the messages sent to it (rt.acks_*).
-enum : std::uint8_t { pend_flush = 1, pend_acks = 2 };
+// pend_pack: an open put pack (put_pack.cpp), which a quiet sends first.
+enum : std::uint8_t { pend_flush = 1, pend_acks = 2, pend_pack = 4 };
 
 // Per-context completion state: which PEs have UCX operations that a quiet must complete, and
 // whether direct stores were made since the last quiet (a store fence then suffices).
@@ -111,6 +112,16 @@ struct context {
     // completion is the operation's completion. Read by shmemx_ctx_pe_replies (the C++ API's
     // per-PE timeout reports); never reset, so readers take differences.
     std::unique_ptr<std::atomic<std::uint64_t>[]> replies;
+    // The put pack (put_pack.cpp, USHMEM_PUT_PACK): non-blocking puts of up to pack_item bytes to
+    // a PE reached by acknowledged messages are packed, one message for many, while they go to
+    // the same PE. One pack at a time. pack_item 0: no packing (SHMEM_THREAD_MULTIPLE, where
+    // several threads may use a context at once; the collectives' context).
+    std::uint32_t pack_item = 0;
+    std::uint32_t pack_cap = 0;
+    std::uint32_t pack_len = 0;
+    int pack_pe = -1;                   // the PE of the open pack; -1: none
+    unsigned long pack_thread = 0;      // pthread_self() of the thread that opened it
+    std::unique_ptr<char[]> pack;
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -120,6 +131,9 @@ struct context {
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
         acked_msgs = false;
+        pack_item = pack_cap = pack_len = 0;
+        pack_pe = -1;
+        pack.reset();
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
     std::atomic<std::uint64_t> &reply_issued(int pe) { return replies[2 * std::size_t(pe)]; }
@@ -147,6 +161,8 @@ struct context {
         if (!direct_dirty.load(std::memory_order_relaxed)) direct_dirty.store(true, std::memory_order_relaxed);
     }
 };
+
+constexpr int thread_multiple = 3;  // same value as SHMEM_THREAD_MULTIPLE; core keeps its own name
 
 enum class lib_state : int { uninitialized = 0, running = 1, finalized = 2 };
 
@@ -252,12 +268,43 @@ USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
     return p.direct[s] + off;
 }
 
+// ---- put packs (put_pack.cpp) ------------------------------------------------------------------
+// Turns packing on for `c` (its acknowledged messages and the thread level allow it):
+// USHMEM_PUT_PACK bytes of pack, puts of up to an eighth of that packed.
+void enable_packing(context &c);
+// Adds an n-byte put to raddr on `pe` (n <= c.pack_item) to c's pack, sending the pack first when
+// it holds puts to another PE or has no room left.
+void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n);
+// Sends c's open pack.
+void send_pack(const char *routine, context &c);
+// Before any other operation of `c` to `pe` (they stay in order behind the packed puts).
+USHMEM_HOT void settle_pack(const char *routine, context &c, int pe) {
+    if (USHMEM_UNLIKELY(c.pack_pe == pe)) send_pack(routine, c);
+}
+// Before a fence or a quiet of `c`.
+USHMEM_HOT void settle_packs(const char *routine, context &c) {
+    if (USHMEM_UNLIKELY(c.pack_pe >= 0)) send_pack(routine, c);
+}
+// Before a wait or a test that finds its condition false: the packs this thread opened, on every
+// context, leave, so that a program that waits for the answer to puts it never completed still
+// gets it, as without packing. Packing is off at SHMEM_THREAD_MULTIPLE, so the library has one
+// thread at a time in it and the list needs no lock.
+namespace detail {
+inline unsigned open_packs = 0;
+}
+void send_thread_packs(const char *routine);
+void send_all_packs(const char *routine);  // finalize: whichever thread filled them
+USHMEM_HOT void settle_thread_packs(const char *routine) {
+    if (USHMEM_UNLIKELY(detail::open_packs != 0)) send_thread_packs(routine);
+}
+
 // ---- data path ------------------------------------------------------------------------------
 
 // The peer entry whose endpoint and rkeys a UCX operation of `c` uses: the shared one, or the
 // context's own (created on first use).
 peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s);
 USHMEM_HOT peer &ucx_peer(const char *routine, context &c, peer &p, int pe, seg_id s) {
+    settle_pack(routine, c, pe);  // its packed puts go first
     if (USHMEM_LIKELY(!c.own_worker)) return p;
     return own_ucx_peer(routine, c, pe, s);
 }
@@ -402,6 +449,7 @@ inline void store_fence() {
 // only a store fence (a locked instruction: cheaper than mfence, and it also orders the
 // non-temporal stores a large memcpy may use).
 inline void quiet(const char *routine, context &c) {
+    // (An open pack lists its PE as pending: quiet_slow sends it.)
     if (c.direct_dirty.load(std::memory_order_relaxed)) {
         c.direct_dirty.store(false, std::memory_order_relaxed);
         direct_fence();
@@ -484,6 +532,7 @@ inline ucs_status_t await_request(const char *routine, context &c, void *request
 template <class Cond>
 inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false,
                      describe_fn describe = nullptr, const void *describe_arg = nullptr) {
+    settle_thread_packs(routine);
     for (int i = 0; i < 64; ++i) {
         if (cond()) return;
         transport::progress();

@@ -47,6 +47,7 @@ void flush_done(void *request, ucs_status_t, void *user) {
 
 bool pe_test(const char *routine, context &c, int pe) {
     if (c.direct_dirty.load(std::memory_order_relaxed)) direct_fence();
+    settle_pack(routine, c, pe);
     const std::uint8_t bits = __atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED);
     if (!bits) return true;
     if (bits & pend_acks) {

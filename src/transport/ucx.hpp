@@ -209,7 +209,8 @@ inline const char *add_nbi(ucp_ep_h ep, std::uint64_t raddr, ucp_rkey_h rkey, st
 // the data and then updates the signal word, in that order. No reply: completion is the endpoint's
 // flush, as for any put. `op`: what the handler does to the signal word.
 constexpr unsigned signal_am_id = 17;
-enum class signal_op : std::uint32_t { add = 0, set = 1 };
+// pack: no signal; the data is a put pack (util/put_pack.hpp), many puts in one message.
+enum class signal_op : std::uint32_t { add = 0, set = 1, pack = 2 };
 struct signal_header {
     std::uint64_t data_addr;  // target address of the data (ignored when there is none)
     std::uint64_t sig_addr;   // target address of the 64-bit signal word; 0: no signal

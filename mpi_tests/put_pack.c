@@ -1,0 +1,240 @@
+/* put_pack: non-blocking puts packed into one message (USHMEM_PUT_PACK, core/put_pack.cpp).
+ *
+ * Usage: put_pack held|free   (2 PEs or more; with 1 PE it only checks the data sections)
+ *
+ * Where puts to a PE go as acknowledged messages (UCX_TLS=tcp), small put_nbi's to one PE are
+ * packed and leave together. Each section fails if the pack is sent too late, or out of order:
+ *   held     (packing expected: PE 0 -> PE 1 is not direct and USHMEM_PUT_PACK is on) a put_nbi is
+ *            held while its PE makes no library call: PE 1 polls for 100 ms without seeing it
+ *            while PE 0 sits in an MPI receive; then PE 0 calls shmem_long_test (false) and PE 1
+ *            waits for the data. `free`: no packing expected, PE 1 waits for the data instead.
+ *            That the first half holds at all is what makes the sections below test the pack.
+ *   release  PE 0 put_nbi's data and waits (wait_until) for PE 1's answer without a quiet; PE 1
+ *            answers once the data is there. The pack must leave when the wait starts; the same
+ *            with a loop of shmem_test, and with a blocking get from PE 1 of another word.
+ *   order    a run of put_nbi's of 1 to 700 bytes (packed and not), overlapping (the later wins),
+ *            then: fence + flag put (PE 1 waits for the flag, then checks every byte); put_nbi +
+ *            blocking get of the same bytes (ushmem orders a get behind earlier puts to its PE);
+ *            put_nbi + fence + fetch-add of the same word; put_nbi + put-with-signal.
+ *   switch   put_nbi's alternating between two PEs, then pe_quiet of one and a flag to it: that
+ *            PE checks its data at once; after a quiet both are checked.
+ *   ctx      the order section's first part on a SHMEM_CTX_PRIVATE context.
+ * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it): a pack that never leaves fails with the
+ * library's timeout message instead of hanging. */
+#include "common.h"
+#include <mpi.h>
+#if TEST_WITH_USHMEM
+#include <shmemx.h>
+#endif
+
+#define AREA 8192
+static unsigned char area[AREA];   /* static: the symmetric data segment */
+static unsigned char expect[AREA]; /* what area on the target must hold */
+static long flag, word, answer;
+static uint64_t sig;
+static int me, npes;
+
+static unsigned char byte_of(int round, size_t i) { return (unsigned char)(round * 31 + i * 7 + 1); }
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void test_held(int expect_held) {
+    static long x;
+    x = 0;
+    shmem_barrier_all();
+    if (me == 0) {
+        long v = 4242;
+        int token = 1;
+        shmem_long_put_nbi(&x, &v, 1, 1);
+        MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* A test whose condition is false sends this thread's packs. */
+        static long never;
+        CHECK(shmem_long_test(&never, SHMEM_CMP_EQ, 1) == 0, "shmem_long_test of an unset word");
+    } else if (me == 1) {
+        int token;
+        MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (expect_held) {
+            /* PE 0 is in MPI_Recv: its pack stays. shmem_long_test drives this PE's UCX. */
+            const double end = now_s() + 0.1;
+            while (now_s() < end) CHECK(shmem_long_test(&x, SHMEM_CMP_EQ, 4242) == 0, "a put_nbi left its pack while its PE made no library call");
+        }
+        MPI_Send(&token, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
+        shmem_long_wait_until(&x, SHMEM_CMP_EQ, 4242);
+    }
+    shmem_barrier_all();
+    NOTE("held (%s): OK", expect_held ? "held until PE 0's next call" : "not held");
+}
+
+/* PE 0 -> PE 1: data by put_nbi, then PE 0 waits for PE 1's answer (kind 0: wait_until, 1: a
+ * test loop, 2: a blocking get that spins until PE 1 answered). */
+static void test_release(int kind) {
+    static long data;
+    data = 0;
+    answer = 0;
+    shmem_barrier_all();
+    const long v = 1000 + kind;
+    if (me == 0) {
+        shmem_long_put_nbi(&data, &v, 1, 1);
+        if (kind == 0) {
+            shmem_long_wait_until(&answer, SHMEM_CMP_EQ, v);
+        } else if (kind == 1) {
+            while (!shmem_long_test(&answer, SHMEM_CMP_EQ, v)) {
+            }
+        } else {
+            /* shmem_long_g to PE 1 is another operation to that PE: the pack leaves before it. */
+            while (shmem_long_g(&answer, 1) != v) {
+            }
+        }
+    } else if (me == 1) {
+        shmem_long_wait_until(&data, SHMEM_CMP_EQ, v);
+        if (kind == 2) {
+            answer = v; /* read by PE 0's get */
+        } else {
+            shmem_long_p(&answer, v, 0);
+            shmem_quiet();
+        }
+    }
+    shmem_barrier_all();
+    NOTE("release by %s: OK", kind == 0 ? "wait_until" : kind == 1 ? "test" : "get");
+}
+
+/* A run of put_nbi's from `src` into area on `pe`: sizes 1..700 bytes, overlapping; expect[]
+ * gets the result. */
+static void put_run(shmem_ctx_t ctx, int pe, int round, const unsigned char *src) {
+    size_t at = 0;
+    for (int k = 0; k < 300; ++k) {
+        const size_t n = (size_t)(k % 9 == 8 ? 700 : 1 + (k * 13) % 96);
+        if (at + n > AREA) at = (size_t)(k * 37) % 512;
+        shmem_ctx_putmem_nbi(ctx, area + at, src + at, n, pe);
+        memcpy(expect + at, src + at, n);
+        at += n / 2 + 1; /* overlaps the next put */
+    }
+    (void)round;
+}
+
+static void check_area(int from, const char *what) {
+    for (size_t i = 0; i < AREA; ++i)
+        if (area[i] != expect[i])
+            FAIL("%s: byte %zu from PE %d is %u, expected %u", what, i, from, area[i], expect[i]);
+}
+
+static void test_order(shmem_ctx_t ctx, const char *name) {
+    static unsigned char src[AREA];
+    const int round = name[0];
+    const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    memset(area, 0, AREA);
+    memset(expect, 0, AREA);
+    flag = 0;
+    for (size_t i = 0; i < AREA; ++i) src[i] = byte_of(round, i);
+    shmem_barrier_all();
+    /* fence + flag put */
+    put_run(ctx, right, round, src);
+    shmem_ctx_fence(ctx);
+    shmem_ctx_long_p(ctx, &flag, 1, right);
+    /* A context's own worker moves its messages only when driven (its quiet, its waits): not by
+     * this PE's wait on the default context. */
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
+    shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
+    check_area(left, "after fence and flag");
+    shmem_barrier_all();
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+
+    /* put_nbi then a blocking get of the same bytes */
+    for (int k = 0; k < 50; ++k) {
+        unsigned char b[24], got[24];
+        for (int i = 0; i < 24; ++i) b[i] = (unsigned char)(k + i + me);
+        shmem_ctx_putmem_nbi(ctx, area + 64 * (size_t)k, b, 24, right);
+        shmem_ctx_getmem(ctx, got, area + 64 * (size_t)k, 24, right);
+        CHECK(memcmp(b, got, 24) == 0, "%s: a get after a put_nbi to PE %d did not see it (k=%d)", name, right, k);
+    }
+    /* put_nbi + fence + fetch-add of the same word */
+    for (long k = 0; k < 50; ++k) {
+        const long v = 100 * k + me;
+        shmem_ctx_long_put_nbi(ctx, &word, &v, 1, right);
+        shmem_ctx_fence(ctx);
+        const long old = shmem_ctx_long_atomic_fetch_add(ctx, &word, 1, right);
+        CHECK(old == v, "%s: fetch-add after put_nbi + fence on PE %d returned %ld, expected %ld", name, right, old, v);
+    }
+#if TEST_WITH_USHMEM || SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 5)
+    /* put_nbi's, fence, then put-with-signal: the target sees all of them with the signal */
+    shmem_barrier_all();
+    memset(area, 0, AREA);
+    memset(expect, 0, AREA);
+    sig = 0;
+    shmem_barrier_all();
+    put_run(ctx, right, round + 1, src);
+    shmem_ctx_fence(ctx);
+    shmem_ctx_putmem_signal(ctx, area + AREA - 8, src + AREA - 8, 8, &sig, 1, SHMEM_SIGNAL_SET, right);
+    memcpy(expect + AREA - 8, src + AREA - 8, 8);
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
+    shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1);
+    check_area(left, "after fence and put-with-signal");
+#endif
+    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    NOTE("order (%s): OK", name);
+}
+
+static void test_switch(void) {
+    if (npes < 3) return;
+    /* Every PE writes to both neighbours' halves: slot [0, AREA/2) from the left, the rest from
+     * the right. */
+    const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    static unsigned char src[AREA];
+    memset(area, 0, AREA);
+    flag = 0;
+    for (size_t i = 0; i < AREA; ++i) src[i] = byte_of(me, i);
+    shmem_barrier_all();
+    for (size_t i = 0; i < AREA / 2; i += 8) {
+        shmem_putmem_nbi(area + i, src + i, 8, right);                      /* my half there */
+        shmem_putmem_nbi(area + AREA / 2 + i, src + AREA / 2 + i, 8, left); /* my half there */
+    }
+    shmem_pe_quiet(&right, 1);
+    shmem_long_atomic_add(&flag, 1, right);
+    shmem_long_wait_until(&flag, SHMEM_CMP_GE, 1);
+    for (size_t i = 0; i < AREA / 2; ++i)
+        CHECK(area[i] == byte_of(left, i), "after pe_quiet: byte %zu from PE %d is %u, expected %u", i, left, area[i], byte_of(left, i));
+    shmem_quiet();
+    shmem_barrier_all();
+    for (size_t i = AREA / 2; i < AREA; ++i)
+        CHECK(area[i] == byte_of(right, i), "after quiet: byte %zu from PE %d is %u, expected %u", i, right, area[i], byte_of(right, i));
+    shmem_barrier_all();
+    NOTE("switch: OK");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2 || (strcmp(argv[1], "held") && strcmp(argv[1], "free"))) {
+        fprintf(stderr, "usage: %s held|free\n", argv[0]);
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (npes >= 2) {
+        int held = !strcmp(argv[1], "held");
+#if TEST_WITH_USHMEM
+        if (held && (me == 0 || me == 1) && shmemx_pe_is_direct(1 - me)) {
+            fprintf(stderr, "put_pack held: PE 0 and PE 1 reach each other directly here (no packing); run over UCX_TLS=tcp\n");
+            shmem_global_exit(2);
+        }
+#endif
+        test_held(held);
+        for (int kind = 0; kind < 3; ++kind) test_release(kind);
+    }
+    test_order(SHMEM_CTX_DEFAULT, "default context");
+    test_switch();
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create(SHMEM_CTX_PRIVATE)");
+    test_order(ctx, "private context");
+    shmem_ctx_destroy(ctx);
+    shmem_finalize();
+    MPI_Finalize();
+    return 0;
+}
