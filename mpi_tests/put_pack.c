@@ -1,6 +1,6 @@
 /* put_pack: non-blocking puts packed into one message (USHMEM_PUT_PACK, core/put_pack.cpp).
  *
- * Usage: put_pack held|free   (2 PEs or more; with 1 PE it only checks the data sections)
+ * Usage: put_pack held|held-mt|free   (with 1 PE it only checks the data sections)
  *
  * Where puts to a PE go as acknowledged messages (UCX_TLS=tcp), small put_nbi's to one PE are
  * packed and leave together. Each section fails if the pack is sent too late, or out of order:
@@ -18,7 +18,10 @@
  *            put_nbi + fence + fetch-add of the same word; put_nbi + put-with-signal.
  *   switch   put_nbi's alternating between two PEs, then pe_quiet of one and a flag to it: that
  *            PE checks its data at once; after a quiet both are checked.
- *   ctx      the order section's first part on a SHMEM_CTX_PRIVATE context.
+ *   ctx      the order section on a SHMEM_CTX_PRIVATE context, whose flag put must arrive
+ *            without the context's quiet (its worker's first connection to the PE).
+ *   held-mt  as held, at SHMEM_THREAD_MULTIPLE, where only private contexts pack: the held and
+ *            release sections on a private context.
  * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it): a pack that never leaves fails with the
  * library's timeout message instead of hanging. */
 #include "common.h"
@@ -42,14 +45,14 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void test_held(int expect_held) {
+static void test_held(shmem_ctx_t ctx, int expect_held) {
     static long x;
     x = 0;
     shmem_barrier_all();
     if (me == 0) {
         long v = 4242;
         int token = 1;
-        shmem_long_put_nbi(&x, &v, 1, 1);
+        shmem_ctx_long_put_nbi(ctx, &x, &v, 1, 1);
         MPI_Send(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
         MPI_Recv(&token, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         /* A test whose condition is false sends this thread's packs. */
@@ -72,22 +75,23 @@ static void test_held(int expect_held) {
 
 /* PE 0 -> PE 1: data by put_nbi, then PE 0 waits for PE 1's answer (kind 0: wait_until, 1: a
  * test loop, 2: a blocking get that spins until PE 1 answered). */
-static void test_release(int kind) {
+static void test_release(shmem_ctx_t ctx, int kind) {
     static long data;
     data = 0;
     answer = 0;
     shmem_barrier_all();
     const long v = 1000 + kind;
     if (me == 0) {
-        shmem_long_put_nbi(&data, &v, 1, 1);
+        shmem_ctx_long_put_nbi(ctx, &data, &v, 1, 1);
         if (kind == 0) {
             shmem_long_wait_until(&answer, SHMEM_CMP_EQ, v);
         } else if (kind == 1) {
             while (!shmem_long_test(&answer, SHMEM_CMP_EQ, v)) {
             }
         } else {
-            /* shmem_long_g to PE 1 is another operation to that PE: the pack leaves before it. */
-            while (shmem_long_g(&answer, 1) != v) {
+            /* A get from PE 1 on the context is another operation to that PE: the pack leaves
+             * before it. */
+            while (shmem_ctx_long_g(ctx, &answer, 1) != v) {
             }
         }
     } else if (me == 1) {
@@ -136,9 +140,8 @@ static void test_order(shmem_ctx_t ctx, const char *name) {
     put_run(ctx, right, round, src);
     shmem_ctx_fence(ctx);
     shmem_ctx_long_p(ctx, &flag, 1, right);
-    /* A context's own worker moves its messages only when driven (its quiet, its waits): not by
-     * this PE's wait on the default context. */
-    if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
+    /* No quiet: the flag must arrive anyway, also from a private context's own worker, which
+     * this wait on the default context does not drive. */
     shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
     check_area(left, "after fence and flag");
     shmem_barrier_all();
@@ -209,29 +212,40 @@ static void test_switch(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2 || (strcmp(argv[1], "held") && strcmp(argv[1], "free"))) {
-        fprintf(stderr, "usage: %s held|free\n", argv[0]);
+    const int mt = argc == 2 && !strcmp(argv[1], "held-mt");
+    if (argc != 2 || (strcmp(argv[1], "held") && strcmp(argv[1], "free") && !mt)) {
+        fprintf(stderr, "usage: %s held|held-mt|free\n", argv[0]);
         return 2;
     }
     MPI_Init(&argc, &argv);
-    shmem_init();
+    if (mt) {
+        int provided = 0;
+        shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+        CHECK(provided == SHMEM_THREAD_MULTIPLE, "shmem_init_thread(SHMEM_THREAD_MULTIPLE) provided %d", provided);
+    } else {
+        shmem_init();
+    }
     me = shmem_my_pe();
     npes = shmem_n_pes();
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create(SHMEM_CTX_PRIVATE)");
+    /* At SHMEM_THREAD_MULTIPLE only private contexts pack: the held and release sections use
+     * one there. */
+    const shmem_ctx_t first = mt ? ctx : SHMEM_CTX_DEFAULT;
     if (npes >= 2) {
-        int held = !strcmp(argv[1], "held");
+        int held = strcmp(argv[1], "free") != 0;
 #if TEST_WITH_USHMEM
         if (held && (me == 0 || me == 1) && shmemx_pe_is_direct(1 - me)) {
             fprintf(stderr, "put_pack held: PE 0 and PE 1 reach each other directly here (no packing); run over UCX_TLS=tcp\n");
             shmem_global_exit(2);
         }
 #endif
-        test_held(held);
-        for (int kind = 0; kind < 3; ++kind) test_release(kind);
+        test_held(first, held);
+        for (int kind = 0; kind < 3; ++kind) test_release(first, kind);
+        if (first != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(first);
     }
     test_order(SHMEM_CTX_DEFAULT, "default context");
     test_switch();
-    shmem_ctx_t ctx;
-    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create(SHMEM_CTX_PRIVATE)");
     test_order(ctx, "private context");
     shmem_ctx_destroy(ctx);
     shmem_finalize();

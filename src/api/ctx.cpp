@@ -51,6 +51,7 @@ int create(const char *routine, shmem_team_t team, long options, shmem_ctx_t *ct
     // One owner thread at a time: its own worker isolates its completion and takes no lock.
     o->impl.own_worker = rt.cfg.ctx_workers && (options & (SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED));
     o->impl.acked_msgs = rt.cfg.acked_messages;
+    o->impl.private_ctx = (options & SHMEM_CTX_PRIVATE) != 0;
     core::enable_packing(o->impl);
     o->impl.team_pes = t == &core::team_world ? nullptr : t->members.data();
     o->impl.team_n = t->n;

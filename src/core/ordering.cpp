@@ -96,6 +96,9 @@ const char *no_answer_hint() {
 
 ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op) {
+    // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
+    // loop of them, polling for an answer to packed puts, must send them here.
+    settle_thread_packs(routine);
     request_wait w{&c, reqs, n, op};
     const ucp_worker_h wk = worker_of(c);
     // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then

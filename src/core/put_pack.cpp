@@ -14,31 +14,59 @@
 // so that a program that waits for an answer to puts it never completed (not valid OpenSHMEM,
 // but it works everywhere else) still gets it. A thread that computes without calling the library
 // holds its pack until its next call, as UCX holds a message it could not send at once.
+// Each pack is used by one thread: below SHMEM_THREAD_MULTIPLE the program calls the library from
+// one thread at a time; at it, only private contexts pack.
 #include "core/runtime.hpp"
 #include "util/put_pack.hpp"
 
 #include <pthread.h>
 
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 namespace ushmem::core {
 namespace {
-// The contexts with an open pack. Packing is off at SHMEM_THREAD_MULTIPLE: one thread at a time.
+// The contexts with an open pack. Each pack is used by one thread at a time: every context below
+// SHMEM_THREAD_MULTIPLE (the program's threads call the library one at a time), only private ones
+// at it. The list itself is shared there: a lock, taken when a pack opens or leaves.
 std::vector<context *> g_open;
+std::mutex g_open_lock;
+
+std::unique_lock<std::mutex> list_lock() {
+    std::unique_lock<std::mutex> g(g_open_lock, std::defer_lock);
+    if (rt.thread_level == thread_multiple) g.lock();
+    return g;
+}
+
+void list(context &c) {
+    const auto g = list_lock();
+    g_open.push_back(&c);
+    detail::open_packs.store(unsigned(g_open.size()), std::memory_order_relaxed);
+}
 
 void unlist(context &c) {
+    const auto g = list_lock();
     auto it = std::find(g_open.begin(), g_open.end(), &c);
     if (it != g_open.end()) {
         *it = g_open.back();
         g_open.pop_back();
     }
-    detail::open_packs = unsigned(g_open.size());
+    detail::open_packs.store(unsigned(g_open.size()), std::memory_order_relaxed);
+}
+
+// The first open pack of thread `me`, or nullptr.
+context *first_of(unsigned long me) {
+    const auto g = list_lock();
+    for (context *c : g_open)
+        if (c->pack_thread == me) return c;
+    return nullptr;
 }
 } // namespace
 
 void enable_packing(context &c) {
-    if (rt.thread_level == thread_multiple || !c.acked_msgs || rt.cfg.put_pack == 0) return;
+    if (!c.acked_msgs || rt.cfg.put_pack == 0) return;
+    if (rt.thread_level == thread_multiple && !c.private_ctx) return;  // threads may share it
     const std::size_t cap = std::min(rt.cfg.put_pack, signal_message_max);
     if (cap < util::put_pack::record_bytes(8)) return;  // too small to hold one 8-byte put
     c.pack_cap = std::uint32_t(cap);
@@ -62,8 +90,7 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
         if (!c.pack) c.pack.reset(new char[c.pack_cap]);
         c.pack_pe = pe;
         c.pack_thread = static_cast<unsigned long>(pthread_self());
-        g_open.push_back(&c);
-        detail::open_packs = unsigned(g_open.size());
+        list(c);
         // Listed as pending: quiet's fast path then sees the pack, and quiet_slow sends it.
         c.note_pending(pe, pend_pack);
     }
@@ -72,16 +99,22 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
 }
 
 void send_thread_packs(const char *routine) {
+    // Only this thread's: another thread's context is that thread's to use.
     const auto me = static_cast<unsigned long>(pthread_self());
-    for (std::size_t i = 0; i < g_open.size();) {
-        context &c = *g_open[i];
-        if (c.pack_thread == me) send_pack(routine, c);  // unlists it: look at index i again
-        else ++i;
-    }
+    while (context *c = first_of(me)) send_pack(routine, *c);
 }
 
 void send_all_packs(const char *routine) {
-    while (!g_open.empty()) send_pack(routine, *g_open.back());
+    // Finalize: the program's other threads have stopped calling the library.
+    for (;;) {
+        context *c;
+        {
+            const auto g = list_lock();
+            if (g_open.empty()) return;
+            c = g_open.back();
+        }
+        send_pack(routine, *c);
+    }
 }
 
 } // namespace ushmem::core

@@ -361,7 +361,29 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     segment &sg = rt.seg[s];
     q.rkey[s] = transport::unpack_rkey(q.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
     if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
-    q.rbase[s] = rt.peers[std::size_t(pe)].rbase[s];
+    // From the segment table: the shared peer's rbase of a segment it has not used yet is still 0
+    // (message_ep asks for the heap's entry whatever segment a message goes to).
+    q.rbase[s] = sg.same_address ? sg.base : sg.bases[std::size_t(pe)];
+    if (!q.wired) {
+        // Wired up now, while this call drives the worker: one 8-byte get, whose reply needs the
+        // connection both ways. Left to the messages that follow, a fresh endpoint held them
+        // queued for good when two went in a row (the first asking for UCX's reply endpoint, on
+        // UCX 1.13 over tcp) and the PE then waited on the default context, which does not drive
+        // this worker: a put on a new private context followed by a wait for the target's answer
+        // hung (mpi_tests/put_pack.c order, private context). One round trip per context and PE.
+        std::uint64_t scratch = 0;
+        ucp_request_param_t prm{};
+        void *r = transport::get_nbx(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], &prm);
+        if (UCS_PTR_IS_ERR(r)) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe,
+                                     ucs_status_string(UCS_PTR_STATUS(r)));
+        if (r) {
+            char what[80];
+            std::snprintf(what, sizeof what, "the connection of a context's worker to PE %d", pe);
+            const ucs_status_t st = await_request(routine, c, r, pe, what);
+            if (st != UCS_OK) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, ucs_status_string(st));
+        }
+        q.wired = true;
+    }
     q.how[s] = route::ucx;
     return q;
 }

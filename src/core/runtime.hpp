@@ -43,6 +43,7 @@ struct alignas(64) peer {
     // emulates the peer's RMA, so a message and UCX's own operations to it share one ordered lane
     // (a later get sees the put); not where signal messages are only forced on.
     bool msg_puts = false;
+    bool wired = false;  // a context's own endpoint: its connection is complete (own_ucx_peer)
     char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
     std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
     ucp_rkey_h rkey[seg_count] = {nullptr, nullptr};
@@ -99,6 +100,7 @@ struct context {
     const int *team_pes = nullptr;
     int team_n = 0;
     bool own_worker = false;          // UCX operations go through `lanes` (created on first use)
+    bool private_ctx = false;         // SHMEM_CTX_PRIVATE: only the thread that created it uses it
     // The program's contexts: puts and signals to a PE whose RMA is emulated go as messages that
     // the target acknowledges (completion by counting, not by a flush): on the main worker in
     // rt.acks_*, on a context's own worker in its lanes' (acks_sent_of).
@@ -114,8 +116,8 @@ struct context {
     std::unique_ptr<std::atomic<std::uint64_t>[]> replies;
     // The put pack (put_pack.cpp, USHMEM_PUT_PACK): non-blocking puts of up to pack_item bytes to
     // a PE reached by acknowledged messages are packed, one message for many, while they go to
-    // the same PE. One pack at a time. pack_item 0: no packing (SHMEM_THREAD_MULTIPLE, where
-    // several threads may use a context at once; the collectives' context).
+    // the same PE. One pack at a time, used by one thread at a time. pack_item 0: no packing
+    // (at SHMEM_THREAD_MULTIPLE, contexts other than private ones; the collectives' context).
     std::uint32_t pack_item = 0;
     std::uint32_t pack_cap = 0;
     std::uint32_t pack_len = 0;
@@ -131,6 +133,7 @@ struct context {
         direct_dirty.store(false, std::memory_order_relaxed);
         thread_safe = mt;
         acked_msgs = false;
+        private_ctx = false;
         pack_item = pack_cap = pack_len = 0;
         pack_pe = -1;
         pack.reset();
@@ -287,15 +290,15 @@ USHMEM_HOT void settle_packs(const char *routine, context &c) {
 }
 // Before a wait or a test that finds its condition false: the packs this thread opened, on every
 // context, leave, so that a program that waits for the answer to puts it never completed still
-// gets it, as without packing. Packing is off at SHMEM_THREAD_MULTIPLE, so the library has one
-// thread at a time in it and the list needs no lock.
+// gets it, as without packing. (The list of open packs takes a lock at SHMEM_THREAD_MULTIPLE,
+// where private contexts pack.)
 namespace detail {
-inline unsigned open_packs = 0;
+inline std::atomic<unsigned> open_packs{0};
 }
 void send_thread_packs(const char *routine);
 void send_all_packs(const char *routine);  // finalize: whichever thread filled them
 USHMEM_HOT void settle_thread_packs(const char *routine) {
-    if (USHMEM_UNLIKELY(detail::open_packs != 0)) send_thread_packs(routine);
+    if (USHMEM_UNLIKELY(detail::open_packs.load(std::memory_order_relaxed) != 0)) send_thread_packs(routine);
 }
 
 // ---- data path ------------------------------------------------------------------------------
