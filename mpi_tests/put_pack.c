@@ -20,6 +20,8 @@
  *            PE checks its data at once; after a quiet both are checked.
  *   ctx      the order section on a SHMEM_CTX_PRIVATE context, whose flag put must arrive
  *            without the context's quiet (its worker's first connection to the PE).
+ *   finalize a put_nbi on a shareable context never quieted nor destroyed arrives by the end of
+ *            shmem_finalize (checked after it, through MPI).
  *   held-mt  as held, at SHMEM_THREAD_MULTIPLE, where only private contexts pack: the held and
  *            release sections on a private context.
  * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it): a pack that never leaves fails with the
@@ -248,7 +250,20 @@ int main(int argc, char **argv) {
     test_switch();
     test_order(ctx, "private context");
     shmem_ctx_destroy(ctx);
+    /* A put_nbi on a shareable context that the program neither quiets nor destroys: finalize
+     * delivers it (packed below SHMEM_THREAD_MULTIPLE). The static word keeps its value after
+     * shmem_finalize; MPI orders the check after PE 1's finalize. */
+    static long at_exit;
+    shmem_ctx_t shared;
+    CHECK(shmem_ctx_create(0, &shared) == 0, "shmem_ctx_create(0)");
+    shmem_barrier_all();
+    if (me == 0 && npes >= 2) {
+        const long v = 777;
+        shmem_ctx_long_put_nbi(shared, &at_exit, &v, 1, 1);
+    }
     shmem_finalize();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) CHECK_NOSHMEM(at_exit == 777, "a put_nbi left open at finalize: PE 1 holds %ld, expected 777", at_exit);
     MPI_Finalize();
     return 0;
 }
