@@ -18,10 +18,12 @@ struct seen {
 
 std::vector<seen> read_back(const std::vector<char> &pack, std::size_t n, bool *ok) {
     std::vector<seen> out;
-    *ok = pp::for_each(pack.data(), n, [&](std::uint64_t a, const void *d, std::size_t len) {
-        const auto *b = static_cast<const unsigned char *>(d);
-        out.push_back({a, std::vector<unsigned char>(b, b + len)});
-    });
+    *ok = pp::for_each(
+        pack.data(), n, [](std::uint64_t, std::size_t) { return true; },
+        [&](std::uint64_t a, const void *d, std::size_t len) {
+            const auto *b = static_cast<const unsigned char *>(d);
+            out.push_back({a, std::vector<unsigned char>(b, b + len)});
+        });
     return out;
 }
 } // namespace
@@ -75,5 +77,19 @@ TEST(PutPack, MalformedPackAppliesNothing) {
     pack[24 + 12] = 1;  // the second record's pad word
     EXPECT_TRUE(read_back(pack, n, &ok).empty());
     EXPECT_FALSE(ok);
-    EXPECT_TRUE(pp::for_each(pack.data(), 0, [](std::uint64_t, const void *, std::size_t) { FAIL(); }));
+    EXPECT_TRUE(pp::for_each(
+        pack.data(), 0, [](std::uint64_t, std::size_t) { return true; },
+        [](std::uint64_t, const void *, std::size_t) { FAIL(); }));
+}
+
+TEST(PutPack, RecordRefusedByTheCheckAppliesNothing) {
+    std::vector<char> pack(64);
+    const unsigned char src[8] = {1};
+    pp::append(pack.data(), 0, 0x1000, src, 8);
+    pp::append(pack.data(), 24, 0x2000, src, 8);
+    std::size_t applied = 0;
+    EXPECT_FALSE(pp::for_each(
+        pack.data(), 48, [](std::uint64_t a, std::size_t) { return a != 0x2000; },
+        [&](std::uint64_t, const void *, std::size_t) { ++applied; }));
+    EXPECT_EQ(applied, 0u) << "the first record must not be applied when the second is refused";
 }

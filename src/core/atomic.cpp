@@ -297,18 +297,15 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
     std::size_t off;
     if (h.op == transport::signal_op::pack) {
         // Many puts (put_pack.cpp), stored in order: a later one to the same bytes wins.
-        const bool fits = util::put_pack::for_each(data, n, [](std::uint64_t a, const void *, std::size_t len) {
-            seg_id rs;
-            std::size_t roff;
-            if (USHMEM_UNLIKELY(!locate(reinterpret_cast<void *>(a), len ? len : 1, rs, roff)))
+        const bool stored = !h.sig_addr && util::put_pack::for_each(
+            data, n,
+            [&s, &off](std::uint64_t a, std::size_t len) {
+                if (locate(reinterpret_cast<void *>(a), len ? len : 1, s, off)) return true;
                 fatal("put pack", "internal error: a packed put to [%#" PRIx64 ", +%zu) lies outside this PE's "
                                   "symmetric segments", a, len);
-        });
-        if (USHMEM_UNLIKELY(!fits || h.sig_addr))
-            fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
-        util::put_pack::for_each(data, n, [](std::uint64_t a, const void *d, std::size_t len) {
-            std::memcpy(reinterpret_cast<void *>(a), d, len);
-        });
+            },
+            [](std::uint64_t a, const void *d, std::size_t len) { std::memcpy(reinterpret_cast<void *>(a), d, len); });
+        if (USHMEM_UNLIKELY(!stored)) fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
         return;
     }
     auto *sig = reinterpret_cast<std::uint64_t *>(h.sig_addr);

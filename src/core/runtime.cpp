@@ -304,7 +304,7 @@ void resolve(const char *routine, int pe, seg_id s) {
     if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
     if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
-    p.rbase[s] = sg.same_address ? sg.base : sg.bases[std::size_t(pe)];
+    p.rbase[s] = sg.base_on(pe);
     bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
     if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
         // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).
@@ -363,7 +363,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
     // From the segment table: the shared peer's rbase of a segment it has not used yet is still 0
     // (message_ep asks for the heap's entry whatever segment a message goes to).
-    q.rbase[s] = sg.same_address ? sg.base : sg.bases[std::size_t(pe)];
+    q.rbase[s] = sg.base_on(pe);
     if (!q.wired) {
         // Wired up now, while this call drives the worker: one 8-byte get, whose reply needs the
         // connection both ways. Left to the messages that follow, a fresh endpoint held them
@@ -424,7 +424,7 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
     // callers' conditions are the library's own signals and completions, or user data (wait_until):
     // the latter are woken by plain puts only where the policy made direct writers wake.
-    settle_thread_packs(routine);
+    // (Its callers, wait_for and await_requests, have sent this thread's put packs.)
     const double timeout = rt.cfg.wait_timeout;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
     waiter_scope counted;  // for an exit() from another thread or a signal handler

@@ -59,6 +59,7 @@ struct segment {
     std::vector<std::uint64_t> bases;      // every PE's segment address
     bool same_address = false;             // bases are all equal
     std::size_t page_size = 0;             // page size backing it here
+    std::uint64_t base_on(int pe) const { return same_address ? base : bases[std::size_t(pe)]; }
 };
 
 // A context's own UCX worker and endpoints. Contexts created with SHMEM_CTX_PRIVATE or

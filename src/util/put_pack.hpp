@@ -28,11 +28,11 @@ inline void append(char *pack, std::size_t at, std::uint64_t addr, const void *s
     std::memcpy(p + head_bytes, src, n);
 }
 
-// Calls f(addr, data, len) for each record of the n-byte pack, in order. Returns false, having
-// called f for no record, when the pack is malformed (a record running past its end, a non-zero
-// pad word): a pack comes from a peer of this job, so that is a bug of ours, and nothing of it
-// may be written.
-template <class F> bool for_each(const void *pack, std::size_t n, F f) {
+// Calls f(addr, data, len) for each record of the n-byte pack, in order, once every record has
+// passed valid(addr, len). Returns false, having called f for no record, when the pack is
+// malformed (a record running past its end, a non-zero pad word) or a record is not valid: a
+// pack comes from a peer of this job, so that is a bug of ours, and nothing of it may be written.
+template <class Valid, class F> bool for_each(const void *pack, std::size_t n, Valid valid, F f) {
     const char *b = static_cast<const char *>(pack);
     for (int pass = 0; pass < 2; ++pass) {  // check all, then apply
         for (std::size_t at = 0; at < n;) {
@@ -42,6 +42,7 @@ template <class F> bool for_each(const void *pack, std::size_t n, F f) {
             std::memcpy(&addr, b + at, 8);
             std::memcpy(len, b + at + 8, 8);
             if (len[1] != 0 || record_bytes(len[0]) > n - at) return false;
+            if (pass == 0 && !valid(addr, std::size_t(len[0]))) return false;
             if (pass == 1) f(addr, b + at + head_bytes, std::size_t(len[0]));
             at += record_bytes(len[0]);
         }
