@@ -11,6 +11,8 @@
  *   cswap_lat  MPI_Compare_and_swap + flush            (shmem_long_atomic_compare_swap)
  *   add_lat    MPI_Accumulate(MPI_SUM) + flush         (shmem_long_atomic_add + shmem_quiet)
  *   inc_rate   MPI_Accumulate(MPI_SUM), flush every 64 (shmem_long_atomic_inc issue rate)
+ *   fxor_lat   MPI_Fetch_and_op(MPI_BXOR) of a high bit + flush (shmem_ulong_atomic_fetch_xor;
+ *              an odd batch evened out after the timing)
  *
  * Locations: heap = MPI_Win_allocate, static = a global exposed with MPI_Win_create. Output lines
  * are those of shmem_amo.c (RESULT test=.. size=8 src=LOC dst=LOC value=.. unit=us ...).
@@ -27,8 +29,10 @@
 
 #include "test_list.h"
 
-enum test { T_FADD, T_FETCH, T_SWAP, T_CSWAP, T_ADD, T_INC_RATE, NTESTS };
-static const char *const test_names[NTESTS] = {"fadd_lat", "fetch_lat", "swap_lat", "cswap_lat", "add_lat", "inc_rate"};
+enum test { T_FADD, T_FETCH, T_SWAP, T_CSWAP, T_ADD, T_INC_RATE, T_FXOR, NTESTS };
+static const char *const test_names[NTESTS] = {"fadd_lat", "fetch_lat", "swap_lat", "cswap_lat",
+                                               "add_lat",  "inc_rate",  "fxor_lat"};
+#define FXOR_BIT (1UL << 62) /* far above the counts the adding tests leave in the word */
 enum { HEAP, STATIC, NLOCS };
 static const char *const loc_names[NLOCS] = {"heap", "static"};
 #define MAX_REPS 101
@@ -68,6 +72,12 @@ static double run_batch(int t, MPI_Win win, long n)
         }
         case T_ADD:
         case T_INC_RATE: MPI_Accumulate(&one, 1, MPI_LONG, tgt, 0, 1, MPI_LONG, MPI_SUM, win); break;
+        case T_FXOR: {
+            unsigned long bit = FXOR_BIT, old = 0;
+            MPI_Fetch_and_op(&bit, &old, MPI_UNSIGNED_LONG, tgt, 0, MPI_BXOR, win);
+            got = (long)old;
+            break;
+        }
         }
         if (t != T_INC_RATE || (i & 63) == 63) MPI_Win_flush(tgt, win);
         acc += got;
@@ -75,6 +85,11 @@ static double run_batch(int t, MPI_Win win, long n)
     if (t == T_INC_RATE) MPI_Win_flush(tgt, win);
     if (t == T_FADD || t == T_ADD || t == T_INC_RATE) expected_total += n;
     double t1 = now_ns();
+    if (t == T_FXOR && (n & 1)) { /* back to the value the checks expect */
+        unsigned long bit = FXOR_BIT, old = 0;
+        MPI_Fetch_and_op(&bit, &old, MPI_UNSIGNED_LONG, tgt, 0, MPI_BXOR, win);
+        MPI_Win_flush(tgt, win);
+    }
     if (t == T_CSWAP) { /* a matching compare-and-swap changed the word: restore it, outside the timing */
         MPI_Fetch_and_op(&expected_total, &got, MPI_LONG, tgt, 0, MPI_REPLACE, win);
         MPI_Win_flush(tgt, win);

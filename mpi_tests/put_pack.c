@@ -24,6 +24,11 @@
  *            shmem_finalize (checked after it, through MPI).
  *   held-mt  as held, at SHMEM_THREAD_MULTIPLE, where only private contexts pack: the held and
  *            release sections on a private context.
+ *   amo      (in every mode) a non-fetching atomic is sent at once, not held like a put_nbi, and
+ *            takes the context's open pack with it: PE 0 put_nbi's a word, atomic_add's a counter
+ *            (64-bit) and xor's another (32-bit) on PE 1, then sits in an MPI receive; PE 1 waits
+ *            for both atomics' values, then (held: packing expected) finds the word. Then PE 0's
+ *            fetching atomics to PE 1 see its earlier atomics without a quiet, on the context.
  * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it): a pack that never leaves fails with the
  * library's timeout message instead of hanging. */
 #include "common.h"
@@ -107,6 +112,53 @@ static void test_release(shmem_ctx_t ctx, int kind) {
     }
     shmem_barrier_all();
     NOTE("release by %s: OK", kind == 0 ? "wait_until" : kind == 1 ? "test" : "get");
+}
+
+static void test_amo(shmem_ctx_t ctx, int held) {
+    static long x, counter;
+    static unsigned int bits;
+    x = counter = 0;
+    bits = 0x0f0f0f0fu;
+    shmem_barrier_all();
+    if (me == 0) {
+        const long v = 5151;
+        int token = 1;
+        shmem_ctx_long_put_nbi(ctx, &x, &v, 1, 1);
+        shmem_ctx_long_atomic_add(ctx, &counter, 3, 1);
+        shmem_ctx_uint_atomic_xor(ctx, &bits, 0xffff0000u, 1);
+        MPI_Send(&token, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (me == 1) {
+        int token;
+        MPI_Recv(&token, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        /* PE 0 is in MPI_Recv until this PE answers: the atomics must have been sent already. */
+        shmem_long_wait_until(&counter, SHMEM_CMP_EQ, 3);
+        shmem_uint_wait_until(&bits, SHMEM_CMP_EQ, 0xf0f00f0fu);
+        if (held) CHECK(x == 5151, "a put_nbi packed before an atomic_add did not travel with it: %ld, expected 5151", x);
+        MPI_Send(&token, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        long got;
+        for (int i = 0; i < 10; ++i) shmem_ctx_long_atomic_add(ctx, &counter, 2, 1);
+        shmem_ctx_long_atomic_set(ctx, &x, 1L << 40, 1);
+        shmem_ctx_ulong_atomic_or(ctx, (unsigned long *)&x, 5, 1);
+        CHECK((got = shmem_ctx_long_atomic_fetch_add(ctx, &counter, 1, 1)) == 23, "fetch_add after 10 adds returned %ld, expected 23", got);
+        CHECK((got = (long)shmem_ctx_ulong_atomic_fetch_xor(ctx, (unsigned long *)&x, 4, 1)) == (1L << 40 | 5),
+              "fetch_xor after set and or returned %#lx, expected %#lx", (unsigned long)got, (unsigned long)(1L << 40 | 5));
+        unsigned int u;
+        shmem_ctx_uint_atomic_and(ctx, &bits, 0xff00ff00u, 1);
+        CHECK((u = shmem_ctx_uint_atomic_fetch_or(ctx, &bits, 1u, 1)) == 0xf0000f00u, "fetch_or after and returned %#x, expected 0xf0000f00", u);
+        CHECK((u = shmem_ctx_uint_atomic_fetch_and(ctx, &bits, 0xfffu, 1)) == 0xf0000f01u, "fetch_and returned %#x, expected 0xf0000f01", u);
+        CHECK((u = shmem_ctx_uint_atomic_fetch(ctx, &bits, 1)) == 0xf01u, "fetch returned %#x, expected 0xf01", u);
+        CHECK((got = shmem_ctx_long_atomic_fetch(ctx, &x, 1)) == (1L << 40 | 1), "fetch returned %#lx, expected %#lx",
+              (unsigned long)got, (unsigned long)(1L << 40 | 1));
+    }
+    shmem_barrier_all();
+    if (me == 1) CHECK(counter == 24 && x == (1L << 40 | 1) && bits == 0xf01u, "after the atomics PE 1 holds %ld, %#lx, %#x",
+                       counter, (unsigned long)x, bits);
+    shmem_barrier_all();
+    NOTE("amo: OK");
 }
 
 /* A run of put_nbi's from `src` into area on `pe`: sizes 1..700 bytes, overlapping; expect[]
@@ -244,6 +296,7 @@ int main(int argc, char **argv) {
 #endif
         test_held(first, held);
         for (int kind = 0; kind < 3; ++kind) test_release(first, kind);
+        test_amo(first, held);
         if (first != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(first);
     }
     test_order(SHMEM_CTX_DEFAULT, "default context");

@@ -148,9 +148,94 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 }
 } // namespace
 
+// ---- atomics as messages ------------------------------------------------------------------------
+// Where UCX emulates the peer's atomics (peer::msg_puts: its RMA is emulated, tcp), its CPU runs
+// them from active messages anyway, so ushmem sends its own, which its handlers run with the same
+// CPU atomics (so they stay atomic with UCX's and with same-node PEs' direct ones):
+// - a non-fetching one is a record of the put pack's format (util/put_pack.hpp), acknowledged
+//   like a put: add + quiet is a message and its acknowledgement, where UCX's atomic takes a
+//   completion message from the target for every atomic and a flush (request and reply) at quiet;
+//   it joins the context's open pack to that PE, if any, which then leaves with it: the atomic
+//   is sent at once, like a blocking put, since programs count on it arriving without a quiet;
+// - a fetching one is a request answered with the old value (the strided get's messages,
+//   transport::gather_header::amo): one round trip for every operation, the bitwise ones included,
+//   which the CSWAP loop above takes two for.
+namespace {
+void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
+                  const void *data, std::size_t n, std::size_t src_stride, const char *what);
+
+util::put_pack::kind record_kind(amo op) {
+    using util::put_pack::kind;
+    switch (op) {
+    case amo::set: return kind::set;
+    case amo::band: return kind::band;
+    case amo::bor: return kind::bor;
+    case amo::bxor: return kind::bxor;
+    default: return kind::add;
+    }
+}
+
+template <class U>
+void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v) {
+    namespace pp = util::put_pack;
+    constexpr std::size_t need = pp::record_bytes(sizeof(U));
+    if (c.pack_pe == pe && c.pack_len + need <= c.pack_cap) {
+        pp::append(c.pack.get(), c.pack_len, raddr, &v, sizeof(U), record_kind(op));
+        c.pack_len += std::uint32_t(need);
+        send_pack(routine, c);
+        return;
+    }
+    alignas(8) char rec[need];
+    pp::append(rec, 0, raddr, &v, sizeof(U), record_kind(op));
+    // (send_message sends an open pack to that PE first.)
+    send_message(routine, c, p, pe, {0, 0, 0, transport::signal_op::pack, 0, 0, 0, 0}, rec, need, 0,
+                 "atomic operation");
+}
+
+template <class U>
+U fetch_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v, U cmp) {
+    // Behind the context's earlier operations to that PE, as a get (rma.cpp, get_ucx): its
+    // messages share the request's connection; UCX's own operations are fenced.
+    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_flush) {
+        message_ep(routine, c, p, pe);  // (may create the context's worker)
+        transport::fence(worker_of(c));
+    }
+    transport::gather_header h{raddr, 0, 0, std::uint32_t(sizeof(U)), 1};
+    h.amo = std::uint32_t(op) + 1;
+    h.operand = v;
+    h.compare = cmp;
+    U old = 0;
+    request_reply(routine, c, p, pe, h, &old, "an atomic operation");
+    return old;
+}
+} // namespace
+
+void answer_amo_request(const transport::gather_header &h, void *out) {
+    // From a peer of this job, computed from our own bases: anything else is a bug of ours.
+    seg_id s;
+    std::size_t off;
+    if (USHMEM_UNLIKELY(h.count != 1 || (h.elem != 4 && h.elem != 8) || (h.src_addr & (h.elem - 1)) ||
+                        h.amo > std::uint32_t(amo::fetch_xor) + 1 ||
+                        !locate(reinterpret_cast<const void *>(h.src_addr), h.elem, s, off)))
+        fatal("atomic operation", "internal error: a request for atomic %u on %u bytes at %#" PRIx64
+                                  " outside this PE's symmetric segments or malformed",
+              h.amo, h.elem, h.src_addr);
+    const amo op = amo(h.amo - 1);
+    if (h.elem == 8) {
+        const std::uint64_t old = amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(h.src_addr),
+                                                            h.operand, h.compare);
+        std::memcpy(out, &old, 8);
+    } else {
+        const std::uint32_t old = amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(h.src_addr),
+                                                            std::uint32_t(h.operand), std::uint32_t(h.compare));
+        std::memcpy(out, &old, 4);
+    }
+}
+
 template <class U>
 U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp) {
+    if (shared.msg_puts) return fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
     peer &p = ucx_peer(routine, c, shared, pe, s);
     if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;
@@ -160,6 +245,7 @@ U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id
 template <class U>
 void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                   amo op, U v) {
+    if (c.acked_msgs && shared.msg_puts) return amo_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v);
     peer &p = ucx_peer(routine, c, shared, pe, s);
     if (USHMEM_AMO_EMULATE_BITWISE_POST && is_bitwise(op)) {
         bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
@@ -175,6 +261,12 @@ void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id 
 template <class U>
 void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                  amo op, void *fetch, U v, U cmp) {
+    if (is_bitwise(op) && shared.msg_puts) {
+        // Blocking in effect, as the loop below, in one round trip.
+        const U old = fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
+        std::memcpy(fetch, &old, sizeof old);
+        return;
+    }
     peer &p = ucx_peer(routine, c, shared, pe, s);
     if (is_bitwise(op)) {
         // Emulated: blocking in effect, the result is in *fetch on return.
@@ -290,13 +382,28 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
 
 // ---- signal messages (runtime.hpp) --------------------------------------------------------------
 
+namespace {
+// A packed atomic's operation (for_each has checked the kind).
+amo packed_amo(util::put_pack::kind k) {
+    using util::put_pack::kind;
+    switch (k) {
+    case kind::set: return amo::set;
+    case kind::band: return amo::band;
+    case kind::bor: return amo::bor;
+    case kind::bxor: return amo::bxor;
+    default: return amo::add;
+    }
+}
+} // namespace
+
 void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n) {
     // The addresses come from a peer of this job, computed from our own segment bases: one that
     // falls outside them is a bug of ours, and nothing is written.
     seg_id s;
     std::size_t off;
     if (h.op == transport::signal_op::pack) {
-        // Many puts (put_pack.cpp), stored in order: a later one to the same bytes wins.
+        // Many puts (put_pack.cpp), and non-fetching atomics, applied in order: a later one to
+        // the same bytes wins.
         const bool stored = !h.sig_addr && util::put_pack::for_each(
             data, n,
             [&s, &off](std::uint64_t a, std::size_t len) {
@@ -304,7 +411,22 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
                 fatal("put pack", "internal error: a packed put to [%#" PRIx64 ", +%zu) lies outside this PE's "
                                   "symmetric segments", a, len);
             },
-            [](std::uint64_t a, const void *d, std::size_t len) { std::memcpy(reinterpret_cast<void *>(a), d, len); });
+            [](std::uint64_t a, const void *d, std::size_t len, util::put_pack::kind k) {
+                if (k == util::put_pack::kind::put) {
+                    std::memcpy(reinterpret_cast<void *>(a), d, len);
+                    return;
+                }
+                const amo op = packed_amo(k);
+                if (len == 8) {
+                    std::uint64_t v;
+                    std::memcpy(&v, d, 8);
+                    amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(a), v, 0);
+                } else {
+                    std::uint32_t v;
+                    std::memcpy(&v, d, 4);
+                    amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(a), v, 0);
+                }
+            });
         if (USHMEM_UNLIKELY(!stored)) fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
         return;
     }

@@ -172,16 +172,13 @@ void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n)
 }
 
 namespace {
-// The blocks through messages where the peer's RMA is emulated (runtime.hpp); false: not there.
-bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, std::size_t soff, std::size_t dstep,
-                          std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe) {
-    peer &p = target(routine, pe, ss);
-    if (p.how[ss] != route::ucx || !p.msg_signals) return false;
-    // Behind this context's earlier puts to that PE (a get sees them): completed first.
-    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) pe_quiet(routine, c, pe);
+// Sends `requests` gather requests to `pe` (header(i); the cookies are set here) and returns once
+// every reply is in `rec`. `what` names the operation in messages.
+template <class Header>
+void gather_wait(const char *routine, context &c, peer &p, int pe, strided_get &rec, std::size_t requests,
+                 Header header, const char *what) {
+    settle_pack(routine, c, pe);  // the puts packed before it go first
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
-    strided_get rec{d, dstep, bytes, signal_message_max / bytes, {0}};
-    const std::size_t requests = (nblocks + rec.per - 1) / rec.per;
     rec.left.store(requests, std::memory_order_relaxed);
     std::uint64_t id;
     {
@@ -197,31 +194,59 @@ bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, s
         }
     } guard{id};
     for (std::size_t i = 0; i < requests; ++i) {
-        const std::size_t k = std::min(rec.per, nblocks - i * rec.per);
-        const transport::gather_header h{p.rbase[ss] + soff + i * rec.per * sstep, sstep, id << gets_chunk_bits | i,
-                                         std::uint32_t(bytes), std::uint32_t(k)};
+        transport::gather_header h = header(i);
+        h.cookie = id << gets_chunk_bits | i;
         if (const char *err = transport::gather_nbx(worker_of(c), ep, h))
-            fatal(routine, "strided get from PE %d failed: %s", pe, err);
+            fatal(routine, "%s from PE %d failed: %s", what, pe, err);
     }
     // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
     // drives the main one). The timeout's text is built only if it fires.
     const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
     const transport::own_wait_scope sleeps_watch(own);
+    struct about {
+        int pe;
+        const char *what;
+    } const a{pe, what};
     wait_for(
-        routine, "the reply to a strided get",
+        routine, what,
         [&rec, own] {
             if (own) transport::progress_worker(own);
             return rec.left.load(std::memory_order_acquire) == 0;
         },
         false, on_other_node(pe),
         [](const void *arg, char *buf, std::size_t len) {
-            std::snprintf(buf, len, "the reply to a strided get; no answer yet from PE %d%s", *static_cast<const int *>(arg),
-                          no_answer_hint());
+            const auto *x = static_cast<const about *>(arg);
+            std::snprintf(buf, len, "the reply to %s; no answer yet from PE %d%s", x->what, x->pe, no_answer_hint());
         },
-        &pe);
+        &a);
+}
+
+// The blocks through messages where the peer's RMA is emulated (runtime.hpp); false: not there.
+bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, std::size_t soff, std::size_t dstep,
+                          std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe) {
+    peer &p = target(routine, pe, ss);
+    if (p.how[ss] != route::ucx || !p.msg_signals) return false;
+    // Behind this context's earlier puts to that PE (a get sees them): completed first.
+    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) pe_quiet(routine, c, pe);
+    strided_get rec{d, dstep, bytes, signal_message_max / bytes, {0}};
+    const std::size_t requests = (nblocks + rec.per - 1) / rec.per;
+    const std::uint64_t from = p.rbase[ss] + soff;
+    gather_wait(
+        routine, c, p, pe, rec, requests,
+        [&](std::size_t i) {
+            const std::size_t k = std::min(rec.per, nblocks - i * rec.per);
+            return transport::gather_header{from + i * rec.per * sstep, sstep, 0, std::uint32_t(bytes), std::uint32_t(k)};
+        },
+        "a strided get");
     return true;
 }
 } // namespace
+
+void request_reply(const char *routine, context &c, peer &p, int pe, const transport::gather_header &h, void *dest,
+                   const char *what) {
+    strided_get rec{static_cast<char *>(dest), h.elem, h.elem, 1, {0}};
+    gather_wait(routine, c, p, pe, rec, 1, [&h](std::size_t) { return h; }, what);
+}
 
 void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {

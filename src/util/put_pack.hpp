@@ -2,7 +2,10 @@
 // transport that emulates RMA (UCX_TLS=tcp) each message costs the sender a system call of several
 // microseconds, so a stream of 8-byte put_nbi's ran at one put per 5-7 us; packed, the stream
 // costs a copy per put and a message per pack. Records follow one another, each 8-byte aligned:
-//   u64 target address | u32 length | u32 zero | length bytes, padded to a multiple of 8.
+//   u64 target address | u32 length | u32 kind | length bytes, padded to a multiple of 8.
+// kind 0 stores the bytes (a put); the others apply a non-fetching atomic (core/atomic.cpp) to the
+// 4- or 8-byte word there, aligned to its size, with the bytes as the operand: a non-fetching
+// atomic to an emulated peer is one such record (sent at once, with the open pack if any).
 // Separate from the core so that the unit tests can check the encoding and the checks of the
 // receiving side without a runtime.
 #pragma once
@@ -15,23 +18,30 @@ namespace ushmem::util::put_pack {
 
 constexpr std::size_t head_bytes = 16;
 
+// What a record does at the target.
+enum class kind : std::uint32_t { put = 0, add = 1, band = 2, bor = 3, bxor = 4, set = 5 };
+constexpr std::uint32_t kind_max = 5;
+
 // Bytes one record of an n-byte put takes in a pack.
 constexpr std::size_t record_bytes(std::size_t n) { return head_bytes + ((n + 7) & ~std::size_t(7)); }
 
 // Writes the record of an n-byte put to `addr` at `at` (8-byte aligned) in `pack`, which must hold
 // record_bytes(n) more bytes from there.
-inline void append(char *pack, std::size_t at, std::uint64_t addr, const void *src, std::size_t n) {
+// `k`: an atomic's kind, with n 4 or 8 and src its operand.
+inline void append(char *pack, std::size_t at, std::uint64_t addr, const void *src, std::size_t n,
+                   kind k = kind::put) {
     char *p = pack + at;
-    const std::uint32_t len[2] = {std::uint32_t(n), 0};
+    const std::uint32_t len[2] = {std::uint32_t(n), std::uint32_t(k)};
     std::memcpy(p, &addr, 8);
     std::memcpy(p + 8, len, 8);
     std::memcpy(p + head_bytes, src, n);
 }
 
-// Calls f(addr, data, len) for each record of the n-byte pack, in order, once every record has
-// passed valid(addr, len). Returns false, having called f for no record, when the pack is
-// malformed (a record running past its end, a non-zero pad word) or a record is not valid: a
-// pack comes from a peer of this job, so that is a bug of ours, and nothing of it may be written.
+// Calls f(addr, data, len, kind) for each record of the n-byte pack, in order, once every record
+// has passed valid(addr, len). Returns false, having called f for no record, when the pack is
+// malformed (a record running past its end, an unknown kind, an atomic that is not one aligned
+// 4- or 8-byte word) or a record is not valid: a pack comes from a peer of this job, so that is a
+// bug of ours, and nothing of it may be written.
 template <class Valid, class F> bool for_each(const void *pack, std::size_t n, Valid valid, F f) {
     const char *b = static_cast<const char *>(pack);
     for (int pass = 0; pass < 2; ++pass) {  // check all, then apply
@@ -41,9 +51,10 @@ template <class Valid, class F> bool for_each(const void *pack, std::size_t n, V
             std::uint32_t len[2];
             std::memcpy(&addr, b + at, 8);
             std::memcpy(len, b + at + 8, 8);
-            if (len[1] != 0 || record_bytes(len[0]) > n - at) return false;
+            if (len[1] > kind_max || record_bytes(len[0]) > n - at) return false;
+            if (len[1] != 0 && ((len[0] != 4 && len[0] != 8) || (addr & (len[0] - 1)))) return false;
             if (pass == 0 && !valid(addr, std::size_t(len[0]))) return false;
-            if (pass == 1) f(addr, b + at + head_bytes, std::size_t(len[0]));
+            if (pass == 1) f(addr, b + at + head_bytes, std::size_t(len[0]), kind(len[1]));
             at += record_bytes(len[0]);
         }
     }
