@@ -6,6 +6,7 @@
  *   put_bw      window x MPI_Put + MPI_Win_flush(1)
  *   get_bw      window x MPI_Get + MPI_Win_flush(1)
  *   msg_rate    window x 8 B MPI_Put + MPI_Win_flush(1)   (millions of puts per second)
+ *   spread_rate the same to every rank but 0 in turn, + MPI_Win_flush_all
  *   iput_lat    MPI_Put of 64 longs to a vector type (stride 2) + MPI_Win_flush(1)
  *   iget_lat    MPI_Get of 64 longs from a vector type (stride 2) + MPI_Win_flush(1)
  * (p_lat / g_lat / *_blk / *_nbi_lat have no distinct MPI form and are not offered.)
@@ -56,6 +57,13 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             }
             return rb_now_ns() - t0;
         }
+        if (j->test == RB_SPREAD_RATE) {
+            for (long i = 0; i < n; ++i) {
+                for (int k = 0; k < wn; ++k) MPI_Put(src, size, MPI_BYTE, 1 + k % pe, DST_OFF, size, MPI_BYTE, win);
+                MPI_Win_flush_all(win);
+            }
+            return rb_now_ns() - t0;
+        }
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < wn; ++k) MPI_Put(src, size, MPI_BYTE, pe, DST_OFF, size, MPI_BYTE, win);
             MPI_Win_flush(pe, win);
@@ -94,7 +102,7 @@ int main(int argc, char **argv)
     struct rb_opts o;
     memset(&o, 0, sizeof o);
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
-                  (1u << RB_IPUT_LAT) | (1u << RB_IGET_LAT);
+                  (1u << RB_IPUT_LAT) | (1u << RB_IGET_LAT) | (1u << RB_SPREAD_RATE);
     int prc = rb_parse_opts(argc, argv, &o);
 
     MPI_Init(&argc, &argv);

@@ -47,12 +47,15 @@ enum rb_test {
     RB_IGET_LAT,    /* long_iget of size / 8 longs, source stride 2 | MPI_Get from a vector type + MPI_Win_flush */
     RB_CTX_PUT_LAT, /* as put_lat on a SHMEM_CTX_PRIVATE context (ctx_putmem + ctx_quiet) | (n/a) */
     RB_CTX_MSG_RATE, /* as msg_rate on a SHMEM_CTX_PRIVATE context | (n/a) */
+    RB_SPREAD_RATE, /* as msg_rate, put k to PE 1 + k % (npes - 1): every PE but 0 in turn (a random-access
+                       pattern's worst case for packing per PE), + quiet | MPI_Put in turn + MPI_Win_flush_all */
     RB_NTESTS
 };
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
     "put_nbi_lat", "get_nbi_lat", "msg_rate", "fadd_lat", "iput_lat", "iget_lat", "ctx_put_lat", "ctx_msg_rate",
+    "spread_rate",
 };
 /* The strided put's and get's data: 64 longs (their rows in the reports), every other long of the
  * remote buffer. */
@@ -64,7 +67,7 @@ static const char *const rb_loc_names[RB_NLOCS] = {"heap", "static"};
 static inline int rb_is_put(int t)
 {
     return t == RB_PUT_LAT || t == RB_P_LAT || t == RB_PUT_BW || t == RB_PUT_BW_BLK || t == RB_PUT_NBI_LAT ||
-           t == RB_MSG_RATE || t == RB_IPUT_LAT || t == RB_CTX_PUT_LAT || t == RB_CTX_MSG_RATE;
+           t == RB_MSG_RATE || t == RB_IPUT_LAT || t == RB_CTX_PUT_LAT || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
 }
 /* Bytes of the destination a job's data spans, and the offset of the last byte it writes (the
  * strided put leaves every other long untouched). */
@@ -74,11 +77,12 @@ static inline int rb_is_strided(int t) { return t == RB_IPUT_LAT || t == RB_IGET
 static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
 /* Message rate: a window of 8 B non-blocking puts then one completion; reported in millions of
  * messages per second (the window's puts, not the completions, are the messages). */
-static inline int rb_is_rate(int t) { return t == RB_MSG_RATE || t == RB_CTX_MSG_RATE; }
+static inline int rb_is_rate(int t) { return t == RB_MSG_RATE || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE; }
 static inline int rb_is_windowed(int t) { return rb_is_bw(t) || rb_is_rate(t); }
 static inline int rb_is_fixed8(int t)
 {
-    return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_FADD_LAT || t == RB_CTX_MSG_RATE;
+    return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_FADD_LAT || t == RB_CTX_MSG_RATE ||
+           t == RB_SPREAD_RATE;
 }
 
 struct rb_job {

@@ -19,6 +19,7 @@
  *   iput_lat    shmem_long_iput of 64 longs, dest stride 2, + shmem_quiet (size 512 B)
  *   iget_lat    shmem_long_iget of 64 longs, source stride 2 (size 512 B)
  *   ctx_put_lat, ctx_msg_rate   put_lat and msg_rate on a SHMEM_CTX_PRIVATE context (shmem_ctx_*)
+ *   spread_rate as msg_rate, the puts to every PE but 0 in turn (at 2 PEs: msg_rate)
  *
  * Locations: "heap" = shmem_malloc'd symmetric heap, "static" = a global array (symmetric data
  * segment). For a put, src is the local source and dst the remote target; for a get, src is the
@@ -115,6 +116,14 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             shmem_ctx_quiet(c->priv);
         }
         break;
+    case RB_SPREAD_RATE: {
+        const int others = shmem_n_pes() - 1;
+        for (long i = 0; i < n; ++i) {
+            for (int k = 0; k < w; ++k) shmem_putmem_nbi(dst, src, size, 1 + k % others);
+            shmem_quiet();
+        }
+        break;
+    }
     case RB_MSG_RATE:
     case RB_PUT_BW:
         for (long i = 0; i < n; ++i) {

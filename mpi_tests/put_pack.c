@@ -24,6 +24,11 @@
  *            shmem_finalize (checked after it, through MPI).
  *   held-mt  as held, at SHMEM_THREAD_MULTIPLE, where only private contexts pack: the held and
  *            release sections on a private context.
+ *   spread   PE 0 put_nbi's to every other PE in turn. held, with a pack per PE
+ *            (USHMEM_PUT_PACK_PES >= npes - 1): none leaves while PE 0 sits in an MPI receive,
+ *            then a test sends them all. Then rounds of overlapping puts to every PE in turn (with
+ *            fewer slots than PEs, packs leave to make room): after a quiet every PE holds the last
+ *            round's bytes.
  *   amo      (in every mode) a non-fetching atomic is sent at once, not held like a put_nbi, and
  *            takes the context's open pack with it: PE 0 put_nbi's a word, atomic_add's a counter
  *            (64-bit) and xor's another (32-bit) on PE 1, then sits in an MPI receive; PE 1 waits
@@ -159,6 +164,59 @@ static void test_amo(shmem_ctx_t ctx, int held) {
                        counter, (unsigned long)x, bits);
     shmem_barrier_all();
     NOTE("amo: OK");
+}
+
+static void test_spread(int held) {
+    static long w;
+    static unsigned char src[3][AREA];
+    const char *slots = getenv("USHMEM_PUT_PACK_PES");
+    const int per_pe = held && npes > 2 && (!slots || atoi(slots) >= npes - 1);
+    const size_t len = 96, step = 40, covered = (AREA - len) / step * step + len;
+    w = 0;
+    memset(area, 0, AREA);
+    shmem_barrier_all();
+    if (me == 0) {
+        int token = 1;
+        for (long k = 1; k <= 2; ++k) /* 2 records: they fit the 64-byte pack of put_pack_small */
+            for (int pe = 1; pe < npes; ++pe) shmem_long_put_nbi(&w, &k, 1, pe);
+        for (int pe = 1; pe < npes; ++pe) MPI_Send(&token, 1, MPI_INT, pe, 11, MPI_COMM_WORLD);
+        for (int pe = 1; pe < npes; ++pe) MPI_Recv(&token, 1, MPI_INT, pe, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        static long never;
+        CHECK(shmem_long_test(&never, SHMEM_CMP_EQ, 1) == 0, "shmem_long_test of an unset word");
+    } else {
+        int token;
+        MPI_Recv(&token, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int mine_held = per_pe;
+#if TEST_WITH_USHMEM
+        if (shmemx_pe_is_direct(0)) mine_held = 0; /* PE 0's puts here are stores (two hosts: same host) */
+#endif
+        if (mine_held) {
+            const double end = now_s() + 0.1;
+            while (now_s() < end)
+                CHECK(shmem_long_test(&w, SHMEM_CMP_NE, 0) == 0,
+                      "a put_nbi to PE %d left its pack while PE 0 alternated between %d PEs and made no library call", me,
+                      npes - 1);
+        }
+        MPI_Send(&token, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
+        shmem_long_wait_until(&w, SHMEM_CMP_EQ, 2);
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        for (int r = 0; r < 3; ++r) {
+            for (size_t i = 0; i < AREA; ++i) src[r][i] = byte_of(r + 1, i);
+            for (size_t at = 0; at + len <= AREA; at += step)
+                for (int pe = 1; pe < npes; ++pe) shmem_putmem_nbi(area + at, src[r] + at, len, pe);
+        }
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    if (me != 0)
+        for (size_t i = 0; i < AREA; ++i) {
+            const unsigned char want = i < covered ? byte_of(3, i) : 0;
+            CHECK(area[i] == want, "spread: byte %zu from PE 0 is %u, expected %u", i, area[i], want);
+        }
+    shmem_barrier_all();
+    NOTE("spread (%s): OK", per_pe ? "held per PE" : "not checked held");
 }
 
 /* A run of put_nbi's from `src` into area on `pe`: sizes 1..700 bytes, overlapping; expect[]
@@ -297,6 +355,7 @@ int main(int argc, char **argv) {
         test_held(first, held);
         for (int kind = 0; kind < 3; ++kind) test_release(first, kind);
         test_amo(first, held);
+        test_spread(held && !mt);
         if (first != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(first);
     }
     test_order(SHMEM_CTX_DEFAULT, "default context");

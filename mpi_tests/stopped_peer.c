@@ -12,6 +12,9 @@
  *   pe_quiet  shmem_putmem_nbi + shmem_pe_quiet
  *   get       blocking shmem_getmem
  *   fadd      shmem_long_atomic_fetch_add
+ *   fxor      shmem_ulong_atomic_fetch_xor (over tcp ushmem's own request and reply) and, first,
+ *             shmem_long_atomic_add (an acknowledged message: its quiet times out when the
+ *             target stopped before it)
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
  *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
  *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)
@@ -36,7 +39,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -83,6 +86,9 @@ int main(int argc, char **argv) {
                 shmem_getmem(&v, data, sizeof v, target);
             } else if (!strcmp(mode, "fadd")) {
                 v += shmem_long_atomic_fetch_add(&data[1], 1, target);
+            } else if (!strcmp(mode, "fxor")) {
+                shmem_long_atomic_add(&data[2], 1, target);
+                v += (long)shmem_ulong_atomic_fetch_xor((unsigned long *)&data[1], 1, target);
             } else if (!strcmp(mode, "iget")) {
                 long got[4];
                 shmem_long_iget(got, data, 1, 2, 4, target);

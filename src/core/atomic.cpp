@@ -157,9 +157,10 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 //   completion message from the target for every atomic and a flush (request and reply) at quiet;
 //   it joins the context's open pack to that PE, if any, which then leaves with it: the atomic
 //   is sent at once, like a blocking put, since programs count on it arriving without a quiet;
-// - a fetching one is a request answered with the old value (the strided get's messages,
-//   transport::gather_header::amo): one round trip for every operation, the bitwise ones included,
-//   which the CSWAP loop above takes two for.
+// - a fetching AND, OR or XOR is a request answered with the old value (the strided get's
+//   messages, transport::gather_header::amo): one round trip, which the CSWAP loop above takes
+//   two for. The other fetching ones stay UCX's (one round trip already; as messages they measured
+//   2-5% slower: the reply's bookkeeping), which its emulation runs with the same CPU atomics.
 namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what);
@@ -179,11 +180,14 @@ template <class U>
 void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v) {
     namespace pp = util::put_pack;
     constexpr std::size_t need = pp::record_bytes(sizeof(U));
-    if (c.pack_pe == pe && c.pack_len + need <= c.pack_cap) {
-        pp::append(c.pack.get(), c.pack_len, raddr, &v, sizeof(U), record_kind(op));
-        c.pack_len += std::uint32_t(need);
-        send_pack(routine, c);
-        return;
+    if (c.packs_open) {
+        if (const int i = pack_slot_of(c, pe); i >= 0 && c.packs[i].len + need <= c.pack_cap) {
+            context::pack_slot &k = c.packs[i];
+            pp::append(k.buf.get(), k.len, raddr, &v, sizeof(U), record_kind(op));
+            k.len += std::uint32_t(need);
+            send_pack(routine, c, unsigned(i));
+            return;
+        }
     }
     alignas(8) char rec[need];
     pp::append(rec, 0, raddr, &v, sizeof(U), record_kind(op));
@@ -235,7 +239,10 @@ void answer_amo_request(const transport::gather_header &h, void *out) {
 template <class U>
 U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp) {
-    if (shared.msg_puts) return fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
+    // Bitwise ones as a request and a reply: one round trip where the loop takes two. The others
+    // stay UCX's: as a message 2-5% slower here (the bookkeeping of the request's reply).
+    if (shared.msg_puts && is_bitwise(op))
+        return fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
     peer &p = ucx_peer(routine, c, shared, pe, s);
     if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;

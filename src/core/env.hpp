@@ -33,6 +33,7 @@ struct settings {
     std::string signal_messages;
     bool acked_messages = true;
     std::size_t put_pack = 4096;
+    long put_pack_pes = 8;
     std::string heap_address;
     bool static_data = true;
     bool hugepage_notice = true;

@@ -9,7 +9,9 @@
 //
 // Ordering. The pack leaves before anything else of its context to its PE (settle_pack: every UCX
 // operation, message, fence, quiet, pe_quiet and pe_test), so the puts keep their place among
-// that context's operations to that PE; before a put_nbi to another PE (one pack at a time); and
+// that context's operations to that PE; when its PE's pack is full, or its slot is taken for
+// another PE (a context keeps packs to USHMEM_PUT_PACK_PES PEs at once: put_nbi's that alternate
+// between PEs, a random-access pattern, are packed per PE; the slots are taken round robin); and
 // when the thread that filled it waits or tests with its condition false (settle_thread_packs),
 // so that a program that waits for an answer to puts it never completed (not valid OpenSHMEM,
 // but it works everywhere else) still gets it. A thread that computes without calling the library
@@ -71,41 +73,81 @@ void enable_packing(context &c) {
     if (cap < util::put_pack::record_bytes(8)) return;  // too small to hold one 8-byte put
     c.pack_cap = std::uint32_t(cap);
     c.pack_item = std::uint32_t(std::max<std::size_t>(cap / 8, 8));
+    c.pack_slots = std::uint8_t(std::clamp<long>(rt.cfg.put_pack_pes, 1, 64));
+    c.packs.reset(new context::pack_slot[c.pack_slots]);  // buffers on first use
 }
 
-void send_pack(const char *routine, context &c) {
-    const int pe = c.pack_pe;
-    const std::uint32_t n = c.pack_len;
-    // Closed first: the message's own settle_pack then finds nothing to send.
-    c.pack_pe = -1;
-    c.pack_len = 0;
-    unlist(c);
-    signal_message(routine, c, rt.peers[std::size_t(pe)], pe, 0, c.pack.get(), n, 0, 0, transport::signal_op::pack);
+void send_pack(const char *routine, context &c, unsigned i) {
+    context::pack_slot &k = c.packs[i];
+    const int pe = k.pe;
+    const std::uint32_t n = k.len;
+    // Closed first: the message's own settle_pack then finds nothing to send. The message holds
+    // a copy of the pack (transport::signal_nbx): the buffer is free again on return.
+    k.pe = -1;
+    k.len = 0;
+    if (--c.packs_open == 0) unlist(c);
+    signal_message(routine, c, rt.peers[std::size_t(pe)], pe, 0, k.buf.get(), n, 0, 0, transport::signal_op::pack);
 }
+
+void send_packs(const char *routine, context &c) {
+    for (unsigned i = 0; i < c.pack_slots && c.packs_open; ++i)
+        if (c.packs[i].pe >= 0) send_pack(routine, c, i);
+}
+
+namespace {
+// Opens a pack to `pe` in a free slot, or in the next victim's after sending it.
+unsigned open_pack(const char *routine, context &c, int pe) {
+    unsigned i = 0;
+    if (c.packs_open < c.pack_slots) {
+        while (c.packs[i].pe >= 0) ++i;
+    } else {
+        i = c.pack_victim;
+        c.pack_victim = std::uint8_t((i + 1) % c.pack_slots);
+        send_pack(routine, c, i);
+    }
+    context::pack_slot &k = c.packs[i];
+    if (!k.buf) k.buf.reset(new char[c.pack_cap]);
+    k.pe = pe;
+    if (c.packs_open++ == 0) {
+        c.pack_thread = static_cast<unsigned long>(pthread_self());
+        list(c);
+    }
+    // Listed as pending: quiet's fast path then sees the pack, and quiet_slow sends it.
+    c.note_pending(pe, pend_pack);
+    return i;
+}
+} // namespace
 
 void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n) {
     const std::size_t need = util::put_pack::record_bytes(n);
-    if (USHMEM_UNLIKELY(c.pack_pe != pe || c.pack_len + need > c.pack_cap)) {
-        if (c.pack_pe >= 0) send_pack(routine, c);
-        if (!c.pack) c.pack.reset(new char[c.pack_cap]);
-        c.pack_pe = pe;
-        c.pack_thread = static_cast<unsigned long>(pthread_self());
-        list(c);
-        // Listed as pending: quiet's fast path then sees the pack, and quiet_slow sends it.
-        c.note_pending(pe, pend_pack);
+    int found = pack_slot_of(c, pe);
+    unsigned i;
+    if (USHMEM_UNLIKELY(found < 0)) {
+        i = open_pack(routine, c, pe);
+    } else {
+        i = unsigned(found);
+        if (USHMEM_UNLIKELY(c.packs[i].len + need > c.pack_cap)) {
+            send_pack(routine, c, i);
+            i = open_pack(routine, c, pe);
+        }
     }
-    util::put_pack::append(c.pack.get(), c.pack_len, raddr, src, n);
-    c.pack_len += std::uint32_t(need);
+    context::pack_slot &k = c.packs[i];
+    util::put_pack::append(k.buf.get(), k.len, raddr, src, n);
+    k.len += std::uint32_t(need);
+    c.pack_last = std::uint8_t(i);
 }
 
 void send_thread_packs(const char *routine) {
-    // Only this thread's: another thread's context is that thread's to use.
+    // Below SHMEM_THREAD_MULTIPLE one thread at a time calls the library: every pack, whichever
+    // thread opened it. At it only this thread's: another's private context is that thread's.
+    if (rt.thread_level != thread_multiple) return send_all_packs(routine);
     const auto me = static_cast<unsigned long>(pthread_self());
-    while (context *c = first_of(me)) send_pack(routine, *c);
+    while (context *c = first_of(me)) send_packs(routine, *c);
 }
 
 void send_all_packs(const char *routine) {
-    // Finalize: the program's other threads have stopped calling the library.
+    // Finalize (the program's other threads have stopped calling the library), or a wait below
+    // SHMEM_THREAD_MULTIPLE.
     for (;;) {
         context *c;
         {
@@ -113,7 +155,7 @@ void send_all_packs(const char *routine) {
             if (g_open.empty()) return;
             c = g_open.back();
         }
-        send_pack(routine, *c);
+        send_packs(routine, *c);
     }
 }
 

@@ -115,16 +115,24 @@ struct context {
     // completion is the operation's completion. Read by shmemx_ctx_pe_replies (the C++ API's
     // per-PE timeout reports); never reset, so readers take differences.
     std::unique_ptr<std::atomic<std::uint64_t>[]> replies;
-    // The put pack (put_pack.cpp, USHMEM_PUT_PACK): non-blocking puts of up to pack_item bytes to
-    // a PE reached by acknowledged messages are packed, one message for many, while they go to
-    // the same PE. One pack at a time, used by one thread at a time. pack_item 0: no packing
-    // (at SHMEM_THREAD_MULTIPLE, contexts other than private ones; the collectives' context).
+    // The put packs (put_pack.cpp, USHMEM_PUT_PACK): non-blocking puts of up to pack_item bytes
+    // to a PE reached by acknowledged messages are packed, one message for many, one pack per PE,
+    // for up to pack_slots PEs at a time (USHMEM_PUT_PACK_PES). Used by one thread at a time.
+    // pack_item 0: no packing (at SHMEM_THREAD_MULTIPLE, contexts other than private ones; the
+    // collectives' context).
+    struct pack_slot {
+        int pe = -1;                   // -1: free
+        std::uint32_t len = 0;
+        std::unique_ptr<char[]> buf;   // pack_cap bytes, allocated on first use
+    };
     std::uint32_t pack_item = 0;
     std::uint32_t pack_cap = 0;
-    std::uint32_t pack_len = 0;
-    int pack_pe = -1;                   // the PE of the open pack; -1: none
-    unsigned long pack_thread = 0;      // pthread_self() of the thread that opened it
-    std::unique_ptr<char[]> pack;
+    std::uint8_t pack_slots = 0;        // entries of packs
+    std::uint8_t packs_open = 0;        // slots holding a pack
+    std::uint8_t pack_last = 0;         // the slot the last put went to (checked first)
+    std::uint8_t pack_victim = 0;       // the slot sent next when all are taken (round robin)
+    unsigned long pack_thread = 0;      // pthread_self() of the thread that opened them
+    std::unique_ptr<pack_slot[]> packs;
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -135,9 +143,9 @@ struct context {
         thread_safe = mt;
         acked_msgs = false;
         private_ctx = false;
-        pack_item = pack_cap = pack_len = 0;
-        pack_pe = -1;
-        pack.reset();
+        pack_item = pack_cap = 0;
+        pack_slots = packs_open = pack_last = pack_victim = 0;
+        packs.reset();
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
     std::atomic<std::uint64_t> &reply_issued(int pe) { return replies[2 * std::size_t(pe)]; }
@@ -276,18 +284,28 @@ USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
 // Turns packing on for `c` (its acknowledged messages and the thread level allow it):
 // USHMEM_PUT_PACK bytes of pack, puts of up to an eighth of that packed.
 void enable_packing(context &c);
-// Adds an n-byte put to raddr on `pe` (n <= c.pack_item) to c's pack, sending the pack first when
-// it holds puts to another PE or has no room left.
+// Adds an n-byte put to raddr on `pe` (n <= c.pack_item) to c's pack for that PE, sending it
+// first when it has no room left, and opening one (sending another PE's when all slots are taken)
+// when there is none.
 void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n);
-// Sends c's open pack.
-void send_pack(const char *routine, context &c);
+// Sends c's open pack in slot i; every open pack.
+void send_pack(const char *routine, context &c, unsigned i);
+void send_packs(const char *routine, context &c);
+// The slot of c's open pack to `pe`, or -1.
+USHMEM_HOT int pack_slot_of(const context &c, int pe) {
+    if (USHMEM_LIKELY(c.packs[c.pack_last].pe == pe)) return c.pack_last;
+    for (unsigned i = 0; i < c.pack_slots; ++i)
+        if (c.packs[i].pe == pe) return int(i);
+    return -1;
+}
 // Before any other operation of `c` to `pe` (they stay in order behind the packed puts).
 USHMEM_HOT void settle_pack(const char *routine, context &c, int pe) {
-    if (USHMEM_UNLIKELY(c.pack_pe == pe)) send_pack(routine, c);
+    if (USHMEM_LIKELY(c.packs_open == 0)) return;
+    if (const int i = pack_slot_of(c, pe); i >= 0) send_pack(routine, c, unsigned(i));
 }
 // Before a fence or a quiet of `c`.
 USHMEM_HOT void settle_packs(const char *routine, context &c) {
-    if (USHMEM_UNLIKELY(c.pack_pe >= 0)) send_pack(routine, c);
+    if (USHMEM_UNLIKELY(c.packs_open != 0)) send_packs(routine, c);
 }
 // Before a wait or a test that finds its condition false: the packs this thread opened, on every
 // context, leave, so that a program that waits for the answer to puts it never completed still

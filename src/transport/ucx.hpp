@@ -288,8 +288,8 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
 // forget on both sides: the initiator's core waits for its reply handler to have run.
 constexpr unsigned gather_am_id = 18, gather_reply_am_id = 19;
 // The same request and reply carry a fetching atomic (amo != 0, one element of 4 or 8 bytes): the
-// target's packer performs it and replies with the old value, one round trip for every operation,
-// where UCX would take two for the bitwise ones (core/atomic.cpp).
+// target's packer performs it and replies with the old value, one round trip where the core's
+// fetching AND/OR/XOR through UCX take two (core/atomic.cpp).
 struct gather_header {
     std::uint64_t src_addr;    // first element on the target
     std::uint64_t src_stride;  // bytes from one element to the next there
