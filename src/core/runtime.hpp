@@ -307,10 +307,10 @@ USHMEM_HOT void settle_pack(const char *routine, context &c, int pe) {
 USHMEM_HOT void settle_packs(const char *routine, context &c) {
     if (USHMEM_UNLIKELY(c.packs_open != 0)) send_packs(routine, c);
 }
-// Before a wait or a test that finds its condition false: the packs this thread opened, on every
-// context, leave, so that a program that waits for the answer to puts it never completed still
-// gets it, as without packing. (The list of open packs takes a lock at SHMEM_THREAD_MULTIPLE,
-// where private contexts pack.)
+// Before a wait or a test that finds its condition false: the open packs leave (at
+// SHMEM_THREAD_MULTIPLE, where only private contexts pack, those this thread opened), on every
+// context, so that a program that waits for the answer to puts it never completed still gets it,
+// as without packing. (The list of open packs takes a lock at SHMEM_THREAD_MULTIPLE.)
 namespace detail {
 inline std::atomic<unsigned> open_packs{0};
 }
@@ -532,8 +532,8 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
 void pack_strided_get(const transport::gather_header &h, void *out);
 void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n);
 // One request of that kind to `pe` whose reply (h.elem * h.count bytes) lands in `dest`, after
-// the context's packed puts to that PE; returns once it is in. The fetching atomics' route where
-// the peer's atomics are emulated (atomic.cpp). `what` names the operation in messages.
+// the context's packed puts to that PE; returns once it is in. The route of fetching AND/OR/XOR
+// where the peer's atomics are emulated (atomic.cpp). `what` names the operation in messages.
 void request_reply(const char *routine, context &c, peer &p, int pe, const transport::gather_header &h, void *dest,
                    const char *what);
 // The target's side of such an atomic (h.amo != 0): performs it, the old value into `out`.
