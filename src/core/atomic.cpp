@@ -179,21 +179,21 @@ util::put_pack::kind record_kind(amo op) {
 template <class U>
 void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v) {
     namespace pp = util::put_pack;
+    if (send_in_pack(routine, c, pe, raddr, &v, sizeof(U), record_kind(op))) return;
     constexpr std::size_t need = pp::record_bytes(sizeof(U));
-    if (c.packs_open) {
-        if (const int i = pack_slot_of(c, pe); i >= 0 && c.packs[i].len + need <= c.pack_cap) {
-            context::pack_slot &k = c.packs[i];
-            pp::append(k.buf.get(), k.len, raddr, &v, sizeof(U), record_kind(op));
-            k.len += std::uint32_t(need);
-            send_pack(routine, c, unsigned(i));
-            return;
-        }
-    }
     alignas(8) char rec[need];
     pp::append(rec, 0, raddr, &v, sizeof(U), record_kind(op));
     // (send_message sends an open pack to that PE first.)
     send_message(routine, c, p, pe, {0, 0, 0, transport::signal_op::pack, 0, 0, 0, 0}, rec, need, 0,
                  "atomic operation");
+}
+
+// A CPU atomic on this PE's word of `size` (4 or 8) bytes at `addr`, as the message handlers run
+// it: the old value, widened.
+std::uint64_t amo_word(amo op, std::uint64_t addr, std::size_t size, std::uint64_t v, std::uint64_t cmp) {
+    if (size == 8) return amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(addr), v, cmp);
+    return amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(addr), std::uint32_t(v),
+                                     std::uint32_t(cmp));
 }
 
 template <class U>
@@ -224,15 +224,12 @@ void answer_amo_request(const transport::gather_header &h, void *out) {
         fatal("atomic operation", "internal error: a request for atomic %u on %u bytes at %#" PRIx64
                                   " outside this PE's symmetric segments or malformed",
               h.amo, h.elem, h.src_addr);
-    const amo op = amo(h.amo - 1);
+    const std::uint64_t old = amo_word(amo(h.amo - 1), h.src_addr, h.elem, h.operand, h.compare);
     if (h.elem == 8) {
-        const std::uint64_t old = amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(h.src_addr),
-                                                            h.operand, h.compare);
         std::memcpy(out, &old, 8);
     } else {
-        const std::uint32_t old = amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(h.src_addr),
-                                                            std::uint32_t(h.operand), std::uint32_t(h.compare));
-        std::memcpy(out, &old, 4);
+        const auto old32 = std::uint32_t(old);
+        std::memcpy(out, &old32, 4);
     }
 }
 
@@ -423,16 +420,15 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
                     std::memcpy(reinterpret_cast<void *>(a), d, len);
                     return;
                 }
-                const amo op = packed_amo(k);
+                std::uint64_t v = 0;
                 if (len == 8) {
-                    std::uint64_t v;
                     std::memcpy(&v, d, 8);
-                    amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(a), v, 0);
                 } else {
-                    std::uint32_t v;
-                    std::memcpy(&v, d, 4);
-                    amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(a), v, 0);
+                    std::uint32_t v32;
+                    std::memcpy(&v32, d, 4);
+                    v = v32;
                 }
+                amo_word(packed_amo(k), a, len, v, 0);
             });
         if (USHMEM_UNLIKELY(!stored)) fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
         return;

@@ -118,9 +118,22 @@ unsigned open_pack(const char *routine, context &c, int pe) {
 }
 } // namespace
 
+bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
+                  util::put_pack::kind k) {
+    if (!c.packs_open) return false;
+    const int i = pack_slot_of(c, pe);
+    const std::size_t need = util::put_pack::record_bytes(n);
+    if (i < 0 || c.packs[i].len + need > c.pack_cap) return false;
+    context::pack_slot &slot = c.packs[i];
+    util::put_pack::append(slot.buf.get(), slot.len, raddr, src, n, k);
+    slot.len += std::uint32_t(need);
+    send_pack(routine, c, unsigned(i));
+    return true;
+}
+
 void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n) {
     const std::size_t need = util::put_pack::record_bytes(n);
-    int found = pack_slot_of(c, pe);
+    const int found = pack_slot_of(c, pe);
     unsigned i;
     if (USHMEM_UNLIKELY(found < 0)) {
         i = open_pack(routine, c, pe);

@@ -8,6 +8,7 @@
 #include "core/heap_alloc.hpp"
 #include "core/log.hpp"
 #include "transport/ucx.hpp"
+#include "util/put_pack.hpp"
 #include "util/strided.hpp"
 
 #include <atomic>
@@ -291,6 +292,10 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
 // Sends c's open pack in slot i; every open pack.
 void send_pack(const char *routine, context &c, unsigned i);
 void send_packs(const char *routine, context &c);
+// Where c has an open pack to `pe` with room for it: adds the record of kind k (an n-byte put,
+// or an atomic with its operand) and sends the pack at once. False, doing nothing, otherwise.
+bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
+                  util::put_pack::kind k);
 // The slot of c's open pack to `pe`, or -1.
 USHMEM_HOT int pack_slot_of(const context &c, int pe) {
     if (USHMEM_LIKELY(c.packs[c.pack_last].pe == pe)) return c.pack_last;
