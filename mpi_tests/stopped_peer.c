@@ -12,9 +12,8 @@
  *   pe_quiet  shmem_putmem_nbi + shmem_pe_quiet
  *   get       blocking shmem_getmem
  *   fadd      shmem_long_atomic_fetch_add
- *   fxor      shmem_ulong_atomic_fetch_xor (over tcp ushmem's own request and reply) and, first,
- *             shmem_long_atomic_add (an acknowledged message: its quiet times out when the
- *             target stopped before it)
+ *   fxor      shmem_ulong_atomic_fetch_xor (over tcp UCX's emulated atomic, not the CSWAP
+ *             loop) after shmem_long_atomic_add (over tcp an acknowledged message, sent at once)
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
  *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
  *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)

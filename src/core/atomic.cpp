@@ -3,7 +3,10 @@
 // UCX 1.13.1 bug worked around here: a *fetching* AND/OR/XOR that UCX performs through its
 // shared-memory or self atomics (uct_sm_ep_atomic64_fetch) returns the right old value but writes
 // the old value back (XOR writes 0). Fetching AND/OR/XOR are therefore a compare-and-swap loop:
-// read the word (fetching ADD of 0), CSWAP(old -> old OP v) until it succeeds. The non-fetching
+// read the word (fetching ADD of 0), CSWAP(old -> old OP v) until it succeeds, except where UCX
+// emulates the atomic in software on the target's CPU (another PE whose RMA is emulated: tcp),
+// which does it right (ucp's software atomics; mpi_tests/amo.c checks it over tcp and across
+// two hosts) in one round trip, where the loop takes two. The non-fetching
 // UCP_ATOMIC_OP_AND/OR/XOR (no reply buffer) take another path in UCX and are correct on this
 // version over sysv, posix, self and tcp (mpi_tests/amo.c checks the new value in memory on every
 // route); USHMEM_AMO_EMULATE_BITWISE_POST=1 at build time sends them through the loop as well.
@@ -132,6 +135,10 @@ bool is_bitwise(amo op) {
            op == amo::bor || op == amo::bxor;
 }
 
+// Whether UCX may perform a fetching AND/OR/XOR on `pe` itself (see the file comment): it
+// emulates the atomic there in software, and the PE is not this one (self: the faulty path).
+bool ucx_fetch_bitwise_ok(int pe) { return pe != rt.me && rma_emulated(pe); }
+
 ucp_atomic_op_t ucp_op_of(amo op) {
     switch (op) {
     case amo::set:
@@ -157,10 +164,9 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 //   completion message from the target for every atomic and a flush (request and reply) at quiet;
 //   it joins the context's open pack to that PE, if any, which then leaves with it: the atomic
 //   is sent at once, like a blocking put, since programs count on it arriving without a quiet;
-// - a fetching AND, OR or XOR is a request answered with the old value (the strided get's
-//   messages, transport::gather_header::amo): one round trip, which the CSWAP loop above takes
-//   two for. The other fetching ones stay UCX's (one round trip already; as messages they measured
-//   2-5% slower: the reply's bookkeeping), which its emulation runs with the same CPU atomics.
+// - a fetching one stays UCX's: one round trip already, which its emulation runs with the same
+//   CPU atomics. (As ushmem's own request and reply, fetch-add, fetch and swap measured 2-5%
+//   slower, and fetch-xor 12%: the reply's bookkeeping, a map entry and a malloc on each side.)
 namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what);
@@ -196,52 +202,13 @@ std::uint64_t amo_word(amo op, std::uint64_t addr, std::size_t size, std::uint64
                                      std::uint32_t(cmp));
 }
 
-template <class U>
-U fetch_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v, U cmp) {
-    // Behind the context's earlier operations to that PE, as a get (rma.cpp, get_ucx): its
-    // messages share the request's connection; UCX's own operations are fenced.
-    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_flush) {
-        message_ep(routine, c, p, pe);  // (may create the context's worker)
-        transport::fence(worker_of(c));
-    }
-    transport::gather_header h{raddr, 0, 0, std::uint32_t(sizeof(U)), 1};
-    h.amo = std::uint32_t(op) + 1;
-    h.operand = v;
-    h.compare = cmp;
-    U old = 0;
-    request_reply(routine, c, p, pe, h, &old, "an atomic operation");
-    return old;
-}
 } // namespace
-
-void answer_amo_request(const transport::gather_header &h, void *out) {
-    // From a peer of this job, computed from our own bases: anything else is a bug of ours.
-    seg_id s;
-    std::size_t off;
-    if (USHMEM_UNLIKELY(h.count != 1 || (h.elem != 4 && h.elem != 8) || (h.src_addr & (h.elem - 1)) ||
-                        h.amo > std::uint32_t(amo::fetch_xor) + 1 ||
-                        !locate(reinterpret_cast<const void *>(h.src_addr), h.elem, s, off)))
-        fatal("atomic operation", "internal error: a request for atomic %u on %u bytes at %#" PRIx64
-                                  " outside this PE's symmetric segments or malformed",
-              h.amo, h.elem, h.src_addr);
-    const std::uint64_t old = amo_word(amo(h.amo - 1), h.src_addr, h.elem, h.operand, h.compare);
-    if (h.elem == 8) {
-        std::memcpy(out, &old, 8);
-    } else {
-        const auto old32 = std::uint32_t(old);
-        std::memcpy(out, &old32, 4);
-    }
-}
 
 template <class U>
 U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp) {
-    // Bitwise ones as a request and a reply: one round trip where the loop takes two. The others
-    // stay UCX's: as a message 2-5% slower here (the bookkeeping of the request's reply).
-    if (shared.msg_puts && is_bitwise(op))
-        return fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
     peer &p = ucx_peer(routine, c, shared, pe, s);
-    if (is_bitwise(op)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
+    if (is_bitwise(op) && !ucx_fetch_bitwise_ok(pe)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;
     return fetch_blocking<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), v, cmp);
 }
@@ -265,14 +232,8 @@ void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id 
 template <class U>
 void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                  amo op, void *fetch, U v, U cmp) {
-    if (is_bitwise(op) && shared.msg_puts) {
-        // Blocking in effect, as the loop below, in one round trip.
-        const U old = fetch_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, cmp);
-        std::memcpy(fetch, &old, sizeof old);
-        return;
-    }
     peer &p = ucx_peer(routine, c, shared, pe, s);
-    if (is_bitwise(op)) {
+    if (is_bitwise(op) && !ucx_fetch_bitwise_ok(pe)) {
         // Emulated: blocking in effect, the result is in *fetch on return.
         U old = bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
         std::memcpy(fetch, &old, sizeof old);

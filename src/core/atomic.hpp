@@ -6,7 +6,8 @@
 //                  memory, done inline below;
 //   route::ucx     ucp_atomic_op_nbx (atomic.cpp). Fetching AND/OR/XOR are emulated there with a
 //                  compare-and-swap loop, because UCX 1.13.1's shared-memory and self atomics
-//                  return the right old value for them but write the old value back.
+//                  return the right old value for them but write the old value back (not where
+//                  UCX emulates the atomic on the target's CPU: tcp).
 // Both end in CPU atomics on the target's memory when the target is on this node (UCX's sysv/self
 // transports use them, and its software emulation over active messages runs them at the target),
 // so same-node PEs that reach one location by different routes still see atomic results.

@@ -242,12 +242,6 @@ bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, s
 }
 } // namespace
 
-void request_reply(const char *routine, context &c, peer &p, int pe, const transport::gather_header &h, void *dest,
-                   const char *what) {
-    strided_get rec{static_cast<char *>(dest), h.elem, h.elem, 1, {0}};
-    gather_wait(routine, c, p, pe, rec, 1, [&h](std::size_t) { return h; }, what);
-}
-
 void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {
     seg_id ss = seg_heap;

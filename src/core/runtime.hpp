@@ -536,13 +536,9 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
 // elements a request names, the initiator unpacks the reply.
 void pack_strided_get(const transport::gather_header &h, void *out);
 void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n);
-// One request of that kind to `pe` whose reply (h.elem * h.count bytes) lands in `dest`, after
-// the context's packed puts to that PE; returns once it is in. The route of fetching AND/OR/XOR
-// where the peer's atomics are emulated (atomic.cpp). `what` names the operation in messages.
-void request_reply(const char *routine, context &c, peer &p, int pe, const transport::gather_header &h, void *dest,
-                   const char *what);
-// The target's side of such an atomic (h.amo != 0): performs it, the old value into `out`.
-void answer_amo_request(const transport::gather_header &h, void *out);
+// Whether UCX's lanes to `pe` emulate RMA and atomics (runtime.cpp): its CPU runs each from a
+// message.
+bool rma_emulated(int pe);
 // Data up to this size travels in the signal message itself; larger goes as a put before it.
 constexpr std::size_t signal_message_max = 64 * 1024;
 

@@ -287,18 +287,12 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
 // handler packs them into one reply, whose handler (on the initiator) unpacks them. Fire and
 // forget on both sides: the initiator's core waits for its reply handler to have run.
 constexpr unsigned gather_am_id = 18, gather_reply_am_id = 19;
-// The same request and reply carry a fetching atomic (amo != 0, one element of 4 or 8 bytes): the
-// target's packer performs it and replies with the old value, one round trip where the core's
-// fetching AND/OR/XOR through UCX take two (core/atomic.cpp).
 struct gather_header {
     std::uint64_t src_addr;    // first element on the target
     std::uint64_t src_stride;  // bytes from one element to the next there
     std::uint64_t cookie;      // the initiator's, sent back with the reply
     std::uint32_t elem;        // bytes per element
     std::uint32_t count;       // elements
-    std::uint32_t amo = 0;     // 0: a gather; else the core's code of a fetching atomic
-    std::uint32_t pad = 0;
-    std::uint64_t operand = 0, compare = 0;  // the atomic's
 };
 // Target side: checks the range and packs count * elem bytes into `out` (installed by the core).
 using gather_packer = void (*)(const gather_header &h, void *out);
