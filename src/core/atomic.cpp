@@ -194,21 +194,14 @@ void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t
                  "atomic operation");
 }
 
-// A CPU atomic on this PE's word of `size` (4 or 8) bytes at `addr`, as the message handlers run
-// it: the old value, widened.
-std::uint64_t amo_word(amo op, std::uint64_t addr, std::size_t size, std::uint64_t v, std::uint64_t cmp) {
-    if (size == 8) return amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(addr), v, cmp);
-    return amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(addr), std::uint32_t(v),
-                                     std::uint32_t(cmp));
-}
-
 } // namespace
 
 template <class U>
 U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp) {
     peer &p = ucx_peer(routine, c, shared, pe, s);
-    if (is_bitwise(op) && !ucx_fetch_bitwise_ok(pe)) return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
+    if (is_bitwise(op) && !ucx_fetch_bitwise_ok(pe))
+        return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;
     return fetch_blocking<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), v, cmp);
 }
@@ -381,15 +374,17 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
                     std::memcpy(reinterpret_cast<void *>(a), d, len);
                     return;
                 }
-                std::uint64_t v = 0;
+                // An atomic record (for_each checked its size: 4 or 8 bytes, aligned).
+                const amo op = packed_amo(k);
                 if (len == 8) {
+                    std::uint64_t v;
                     std::memcpy(&v, d, 8);
+                    amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(a), v, 0);
                 } else {
-                    std::uint32_t v32;
-                    std::memcpy(&v32, d, 4);
-                    v = v32;
+                    std::uint32_t v;
+                    std::memcpy(&v, d, 4);
+                    amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(a), v, 0);
                 }
-                amo_word(packed_amo(k), a, len, v, 0);
             });
         if (USHMEM_UNLIKELY(!stored)) fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
         return;
