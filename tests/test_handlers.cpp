@@ -1,0 +1,161 @@
+// The target side of the messages that carry puts, signals and non-fetching atomics where UCX
+// emulates RMA (core/atomic.cpp: on_signal_message, on_ack), called as UCX's handler would call
+// them, on a symmetric segment that is a buffer of this test. The multi-process tests send real
+// messages (mpi.put_pack, mpi.signal, mpi.strided over tcp); these also reach what no well-formed
+// peer sends: a message that must be refused loudly, before anything is written, is.
+#include "core/runtime.hpp"
+#include "transport/ucx.hpp"
+#include "util/put_pack.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace core = ushmem::core;
+namespace tp = ushmem::transport;
+namespace pp = ushmem::util::put_pack;
+
+namespace {
+// The heap segment is this buffer while a test runs (the library is not initialized: nothing
+// else reads it).
+class Handlers : public ::testing::Test {
+protected:
+    alignas(64) unsigned char heap[4096] = {};
+    core::segment saved{};
+
+    void SetUp() override {
+        saved = core::rt.seg[core::seg_heap];
+        core::rt.seg[core::seg_heap].base = reinterpret_cast<std::uintptr_t>(heap);
+        core::rt.seg[core::seg_heap].size = sizeof heap;
+    }
+    void TearDown() override { core::rt.seg[core::seg_heap] = saved; }
+
+    std::uint64_t at(std::size_t off) const { return reinterpret_cast<std::uintptr_t>(heap) + off; }
+    std::uint64_t word(std::size_t off) const {
+        std::uint64_t v;
+        std::memcpy(&v, heap + off, 8);
+        return v;
+    }
+    static tp::signal_header header(std::uint64_t data, std::uint64_t sig, std::uint64_t value, tp::signal_op op,
+                                    std::uint32_t elem = 0, std::uint64_t stride = 0) {
+        return tp::signal_header{data, sig, value, op, elem, stride, 0, 0};
+    }
+    // A pack holding the records appended by `fill` (each call: at, then returns the new end).
+    template <class F>
+    static std::vector<char> pack(F fill) {
+        std::vector<char> p(512);
+        p.resize(fill(p.data()));
+        return p;
+    }
+};
+
+const char *const k_internal = "internal error";
+} // namespace
+
+// A pack's puts and atomics land in order, a later record to the same bytes winning.
+TEST_F(Handlers, PackAppliesPutsAndAtomicsInOrder) {
+    const std::uint64_t seven = 7, three = 3, bit = 0x100;
+    const unsigned char bytes[5] = {1, 2, 3, 4, 5};
+    auto p = pack([&](char *b) {
+        std::size_t n = 0;
+        pp::append(b, n, at(0), &seven, 8);
+        n += pp::record_bytes(8);
+        pp::append(b, n, at(0), &three, 8, pp::kind::add);  // 7 + 3
+        n += pp::record_bytes(8);
+        pp::append(b, n, at(0), &bit, 8, pp::kind::bxor);   // 10 ^ 0x100
+        n += pp::record_bytes(8);
+        pp::append(b, n, at(100), bytes, 5);
+        n += pp::record_bytes(5);
+        return n;
+    });
+    core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size());
+    EXPECT_EQ(word(0), (7u + 3u) ^ 0x100u);
+    EXPECT_EQ(std::memcmp(heap + 100, bytes, 5), 0);
+}
+
+// Data, then the signal after it: contiguous, and strided (the elements dst_stride apart).
+TEST_F(Handlers, SignalMessageStoresDataThenSignal) {
+    heap[512] = 0;
+    std::memcpy(heap + 64, "\x05\0\0\0\0\0\0\0", 8);
+    const char data[6] = "hello";
+    core::on_signal_message(header(at(200), at(64), 2, tp::signal_op::add), data, 6);
+    EXPECT_STREQ(reinterpret_cast<const char *>(heap + 200), "hello");
+    EXPECT_EQ(word(64), 7u);
+
+    const std::uint32_t elems[3] = {11, 22, 33};
+    core::on_signal_message(header(at(1024), at(64), 40, tp::signal_op::set, 4, 16), elems, sizeof elems);
+    std::uint32_t got[3];
+    for (int i = 0; i < 3; ++i) std::memcpy(&got[i], heap + 1024 + 16 * i, 4);
+    EXPECT_EQ(got[0], 11u);
+    EXPECT_EQ(got[1], 22u);
+    EXPECT_EQ(got[2], 33u);
+    EXPECT_EQ(word(64), 40u);
+}
+
+// A record of an unknown kind: the whole pack is refused and the job ends, naming it.
+TEST_F(Handlers, UnknownRecordKindEndsTheJob) {
+    const std::uint64_t v = 1;
+    auto p = pack([&](char *b) {
+        pp::append(b, 0, at(0), &v, 8);
+        pp::append(b, pp::record_bytes(8), at(8), &v, 8, pp::kind(pp::kind_max + 1));
+        return 2 * pp::record_bytes(8);
+    });
+    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
+                ::testing::ExitedWithCode(1), "put pack .*internal error: a malformed put pack of 48 bytes");
+}
+
+// A pack cut short (its last record's bytes missing), and a pack that carries a signal address.
+TEST_F(Handlers, MalformedPackEndsTheJob) {
+    const std::uint64_t v = 1;
+    auto p = pack([&](char *b) {
+        pp::append(b, 0, at(0), &v, 8);
+        return pp::record_bytes(8);
+    });
+    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size() - 4),
+                ::testing::ExitedWithCode(1), "malformed put pack");
+    EXPECT_EXIT(core::on_signal_message(header(0, at(64), 0, tp::signal_op::pack), p.data(), p.size()),
+                ::testing::ExitedWithCode(1), "malformed put pack");
+}
+
+// A packed put outside this PE's segments (a bug of the sender's address arithmetic).
+TEST_F(Handlers, PackedPutOutsideTheSegmentsEndsTheJob) {
+    const std::uint64_t v = 1;
+    auto p = pack([&](char *b) {
+        pp::append(b, 0, at(sizeof heap - 4), &v, 8);
+        return pp::record_bytes(8);
+    });
+    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
+                ::testing::ExitedWithCode(1), "packed put to .* lies outside this PE's symmetric segments");
+}
+
+// Signal messages: data past the segment's end, a misaligned or outside signal word, a strided
+// message whose bytes are not whole elements.
+TEST_F(Handlers, MalformedSignalMessageEndsTheJob) {
+    const char data[16] = {};
+    struct bad {
+        tp::signal_header h;
+        std::size_t n;
+    };
+    for (const bad &b : {bad{header(at(sizeof heap - 8), at(64), 1, tp::signal_op::add), 16},
+                         bad{header(at(0), at(66), 1, tp::signal_op::add), 8},
+                         bad{header(at(0), at(sizeof heap), 1, tp::signal_op::set), 8},
+                         bad{header(at(0), at(64), 1, tp::signal_op::add, 3, 8), 16},
+                         bad{header(at(sizeof heap - 16), 0, 0, tp::signal_op::add, 4, 16), 16}}) {
+        EXPECT_EXIT(core::on_signal_message(b.h, data, b.n), ::testing::ExitedWithCode(1),
+                    "signal message .*internal error: a signal message for .* lies outside this PE's symmetric "
+                    "segments")
+            << "data " << b.h.data_addr - at(0) << " signal " << b.h.sig_addr - at(0) << " elem " << b.h.elem;
+    }
+}
+
+// An acknowledgement from a rank that is not a PE of the job: dropped, with a message (the
+// counts are untouched; they do not exist before init).
+TEST_F(Handlers, AcknowledgementFromNoPeIsDroppedLoudly) {
+    ::testing::internal::CaptureStderr();
+    core::on_ack(3, 1);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(k_internal), std::string::npos) << err;
+    EXPECT_NE(err.find("an acknowledgement from PE 3"), std::string::npos) << err;
+}
