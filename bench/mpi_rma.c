@@ -71,7 +71,7 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
     } else {
         char *dst = c->base[j->dst] + DST_OFF;
         MPI_Win win = c->win[j->src];
-        const int wn = rb_is_bw(j->test) ? w : 1;
+        const int wn = rb_is_windowed(j->test) ? w : 1;
         if (j->test == RB_IGET_LAT) {
             for (long i = 0; i < n; ++i) {
                 MPI_Get(dst, size / 8, MPI_LONG, pe, SRC_OFF, 1, c->every_other, win);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     struct rb_opts o;
     memset(&o, 0, sizeof o);
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
-                  (1u << RB_IPUT_LAT) | (1u << RB_IGET_LAT) | (1u << RB_SPREAD_RATE);
+                  (1u << RB_GET_RATE) | (1u << RB_IPUT_LAT) | (1u << RB_IGET_LAT) | (1u << RB_SPREAD_RATE);
     int prc = rb_parse_opts(argc, argv, &o);
 
     MPI_Init(&argc, &argv);

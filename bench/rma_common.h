@@ -41,6 +41,7 @@ enum rb_test {
     RB_PUT_NBI_LAT, /* putmem_nbi(size) + quiet        | (n/a: MPI_Put is always non-blocking) */
     RB_GET_NBI_LAT, /* getmem_nbi(size) + quiet        | (n/a)                              */
     RB_MSG_RATE,    /* window x 8 B putmem_nbi + quiet | window x 8 B MPI_Put + MPI_Win_flush */
+    RB_GET_RATE,    /* window x 8 B getmem_nbi + quiet | window x 8 B MPI_Get + MPI_Win_flush */
     /* As msg_rate, put k to PE 1 + k % (npes - 1): every PE but 0 in turn, + quiet | MPI_Put in turn +
      * MPI_Win_flush_all. Before the ctx_ tests: Open MPI 4.1.4's OSHMEM hangs in it after them (tcp). */
     RB_SPREAD_RATE,
@@ -55,7 +56,7 @@ enum rb_test {
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
-    "put_nbi_lat", "get_nbi_lat", "msg_rate", "spread_rate", "fadd_lat", "iput_lat", "iget_lat", "ctx_put_lat",
+    "put_nbi_lat", "get_nbi_lat", "msg_rate", "get_rate", "spread_rate", "fadd_lat", "iput_lat", "iget_lat", "ctx_put_lat",
     "ctx_msg_rate",
 };
 /* The strided put's and get's data: 64 longs (their rows in the reports), every other long of the
@@ -76,14 +77,17 @@ static inline size_t rb_dst_span(int t, size_t size) { return t == RB_IPUT_LAT ?
 static inline size_t rb_src_span(int t, size_t size) { return t == RB_IGET_LAT ? 2 * size - 8 : size; }
 static inline int rb_is_strided(int t) { return t == RB_IPUT_LAT || t == RB_IGET_LAT; }
 static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
-/* Message rate: a window of 8 B non-blocking puts then one completion; reported in millions of
- * messages per second (the window's puts, not the completions, are the messages). */
-static inline int rb_is_rate(int t) { return t == RB_MSG_RATE || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE; }
+/* Message rate: a window of 8 B non-blocking puts (get_rate: gets) then one completion; reported in
+ * millions of messages per second (the window's operations, not the completions, are the messages). */
+static inline int rb_is_rate(int t)
+{
+    return t == RB_MSG_RATE || t == RB_GET_RATE || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
+}
 static inline int rb_is_windowed(int t) { return rb_is_bw(t) || rb_is_rate(t); }
 static inline int rb_is_fixed8(int t)
 {
-    return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_FADD_LAT || t == RB_CTX_MSG_RATE ||
-           t == RB_SPREAD_RATE;
+    return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_GET_RATE || t == RB_FADD_LAT ||
+           t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
 }
 
 struct rb_job {

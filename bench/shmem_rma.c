@@ -131,6 +131,7 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             shmem_quiet();
         }
         break;
+    case RB_GET_RATE:
     case RB_GET_BW:
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < w; ++k) shmem_getmem_nbi(dst, src, size, pe);

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
     struct rb_opts o;
     memset(&o, 0, sizeof o);
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
-                  (1u << RB_FADD_LAT);
+                  (1u << RB_GET_RATE) | (1u << RB_FADD_LAT);
     int prc = rb_parse_opts(argc, argv, &o);
     MPI_Init(&argc, &argv);
     int me, np;

@@ -11,16 +11,17 @@
  *   quiet     shmem_putmem + shmem_quiet
  *   pe_quiet  shmem_putmem_nbi + shmem_pe_quiet
  *   get       blocking shmem_getmem
+ *   get_nbi   shmem_getmem_nbi + shmem_quiet (over tcp a batch: one request, one reply)
  *   fadd      shmem_long_atomic_fetch_add
  *   fxor      shmem_ulong_atomic_fetch_xor (over tcp UCX's emulated atomic, not the CSWAP
  *             loop) after shmem_long_atomic_add (over tcp an acknowledged message, sent at once)
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
  *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
  *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)
- *   ctx_put, ctx_signal, ctx_iput
+ *   ctx_put, ctx_signal, ctx_iput, ctx_get_nbi
  *             the same on a private context (its own UCX worker, whose messages the target
  *             acknowledges on UCX's reply endpoint): shmem_ctx_putmem, shmem_ctx_putmem_signal,
- *             shmem_ctx_long_iput, each + shmem_ctx_quiet; the context's endpoint is connected
+ *             shmem_ctx_long_iput, shmem_ctx_getmem_nbi, each + shmem_ctx_quiet; the context's endpoint is connected
  *             before the target stops (what is tested is the quiet, not the connection)
  *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
  *             member keeping the collective waiting)
@@ -38,7 +39,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -83,6 +84,9 @@ int main(int argc, char **argv) {
                 shmem_pe_quiet(&target, 1);
             } else if (!strcmp(mode, "get")) {
                 shmem_getmem(&v, data, sizeof v, target);
+            } else if (!strcmp(mode, "get_nbi")) {
+                shmem_getmem_nbi(&v, data, sizeof v, target);
+                shmem_quiet();
             } else if (!strcmp(mode, "fadd")) {
                 v += shmem_long_atomic_fetch_add(&data[1], 1, target);
             } else if (!strcmp(mode, "fxor")) {
@@ -96,14 +100,19 @@ int main(int argc, char **argv) {
                 long put[4] = {i, i, i, i};
                 shmem_long_iput(data, put, 2, 1, 4, target);
                 shmem_quiet();
-            } else if (!strcmp(mode, "ctx_put") || !strcmp(mode, "ctx_signal") || !strcmp(mode, "ctx_iput")) {
-                if (!strcmp(mode, "ctx_put")) {
+            } else if (!strncmp(mode, "ctx_", 4)) {
+                if (!strcmp(mode, "ctx_get_nbi")) {
+                    shmem_ctx_getmem_nbi(ctx, &v, data, sizeof v, target);
+                } else if (!strcmp(mode, "ctx_put")) {
                     shmem_ctx_putmem(ctx, data, &i, sizeof i, target);
                 } else if (!strcmp(mode, "ctx_signal")) {
                     shmem_ctx_putmem_signal(ctx, data, &i, sizeof i, (uint64_t *)&data[8], 1, SHMEM_SIGNAL_ADD, target);
-                } else {
+                } else if (!strcmp(mode, "ctx_iput")) {
                     long put[4] = {i, i, i, i};
                     shmem_ctx_long_iput(ctx, data, put, 2, 1, 4, target);
+                } else {
+                    known = 0;
+                    break;
                 }
                 shmem_ctx_quiet(ctx);
             } else if (!strcmp(mode, "fence")) {

@@ -46,6 +46,8 @@ ushmem_mpi_test(wait_policy_ctx PROGRAM wait_policy ARGS ctx NP 2 CONFIGS twohos
                 ENV USHMEM_PROGRESS_THREAD=off TIMEOUT 120 LABELS "twohost;serial")
 ushmem_mpi_test(put_pack_held PROGRAM put_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
                 LABELS twohost)
+ushmem_mpi_test(get_pack_held PROGRAM get_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
+                LABELS twohost)
 # Static data registered in place (reached through UCX emulation even on the host) beside a direct
 # heap and the other host's tcp: three routes in one job.
 foreach(prog amo signal)

@@ -1,8 +1,9 @@
-// The target side of the messages that carry puts, signals and non-fetching atomics where UCX
-// emulates RMA (core/atomic.cpp: on_signal_message, on_ack), called as UCX's handler would call
-// them, on a symmetric segment that is a buffer of this test. The multi-process tests send real
-// messages (mpi.put_pack, mpi.signal, mpi.strided over tcp); these also reach what no well-formed
-// peer sends: a message that must be refused loudly, before anything is written, is.
+// The target side of the messages that carry puts, signals, non-fetching atomics and get batches
+// where UCX emulates RMA (core/atomic.cpp: on_signal_message, on_ack; core/rma.cpp:
+// pack_gather_reply), called as UCX's handler would call them, on a symmetric segment that is a
+// buffer of this test. The multi-process tests send real messages (mpi.put_pack, mpi.get_pack,
+// mpi.signal, mpi.strided over tcp); these also reach what no well-formed peer sends: a message
+// that must be refused loudly, before anything is written, is.
 #include "core/runtime.hpp"
 #include "transport/ucx.hpp"
 #include "util/put_pack.hpp"
@@ -158,4 +159,46 @@ TEST_F(Handlers, AcknowledgementFromNoPeIsDroppedLoudly) {
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find(k_internal), std::string::npos) << err;
     EXPECT_NE(err.find("an acknowledgement from PE 3"), std::string::npos) << err;
+}
+
+// ---- get batches: the target's side (rma.cpp, pack_gather_reply) ------------------------------
+
+namespace {
+std::vector<char> get_list(std::initializer_list<std::pair<std::uint64_t, std::uint32_t>> gets) {
+    std::vector<char> l;
+    for (const auto &[addr, n] : gets) {
+        l.resize(l.size() + pp::get_record_bytes);
+        pp::append_get(l.data(), l.size() - pp::get_record_bytes, addr, n);
+    }
+    return l;
+}
+tp::gather_header list_header(std::size_t reply) { return tp::gather_header{0, reply, 7, 0, 0}; }
+} // namespace
+
+// The listed gets' bytes, back to back in the list's order (the same bytes twice included).
+TEST_F(Handlers, GetBatchRepliesWithTheBytesInOrder) {
+    for (std::size_t i = 0; i < sizeof heap; ++i) heap[i] = static_cast<unsigned char>(i * 7);
+    const auto l = get_list({{at(100), 3}, {at(8), 8}, {at(100), 1}});
+    std::vector<unsigned char> out(12, 0xee);
+    core::pack_gather_reply(list_header(12), l.data(), l.size(), out.data());
+    const unsigned char want[12] = {heap[100], heap[101], heap[102], heap[8],  heap[9],  heap[10],
+                                    heap[11],  heap[12],  heap[13],  heap[14], heap[15], heap[100]};
+    EXPECT_EQ(std::memcmp(out.data(), want, 12), 0);
+}
+
+// A get outside the segments, a list whose lengths do not add up to the stated reply, a list cut
+// short, a zero-length record: the job ends with the handler's message, nothing copied.
+TEST_F(Handlers, MalformedGetBatchEndsTheJob) {
+    std::vector<unsigned char> out(64);
+    const auto outside = get_list({{at(0), 8}, {at(sizeof heap - 4), 8}});
+    EXPECT_EXIT(core::pack_gather_reply(list_header(16), outside.data(), outside.size(), out.data()),
+                ::testing::ExitedWithCode(1), "get batch .*internal error: a batched get of .* lies outside");
+    const auto two = get_list({{at(0), 8}, {at(8), 8}});
+    EXPECT_EXIT(core::pack_gather_reply(list_header(24), two.data(), two.size(), out.data()),
+                ::testing::ExitedWithCode(1), "get batch .*internal error: a malformed get batch request \\(32 bytes");
+    EXPECT_EXIT(core::pack_gather_reply(list_header(8), two.data(), two.size() - 8, out.data()),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
+    const auto empty = get_list({{at(0), 0}});
+    EXPECT_EXIT(core::pack_gather_reply(list_header(0), empty.data(), empty.size(), out.data()),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
 }

@@ -131,14 +131,20 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
 
 namespace {
 // The acknowledgements awaited from a PE (context::acked_msgs): those of every message counted
-// before the quiet cleared the PE's flag.
+// before the quiet cleared the PE's flag; or (`gets`) the replies to its get batches
+// (put_pack.cpp), every get counted issued by then.
 struct ack_wait {
     int pe;
     std::uint64_t until;
+    bool gets;
 };
+bool answered(const context &c, const ack_wait &a) {
+    return a.gets ? c.replies[2 * std::size_t(a.pe) + 1].load(std::memory_order_acquire) >= a.until
+                  : acks_answered(c, a.pe, a.until);
+}
 bool acks_in(const context &c, const ack_wait *a, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-        if (!acks_answered(c, a[i].pe, a[i].until)) return false;
+        if (!answered(c, a[i])) return false;
     return true;
 }
 struct ack_waits {
@@ -151,7 +157,7 @@ struct ack_waits {
 void describe_acks(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const ack_waits *>(arg);
     describe_missing(buf, len, w.op, w.n,
-                     [&w](std::size_t i) { return acks_answered(*w.c, w.a[i].pe, w.a[i].until) ? -2 : w.a[i].pe; });
+                     [&w](std::size_t i) { return answered(*w.c, w.a[i]) ? -2 : w.a[i].pe; });
 }
 // Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
 // A context's own worker is driven here too, as await_requests does (wait_for drives the main
@@ -193,14 +199,17 @@ void quiet_slow(const char *routine, context &c) {
         __atomic_store_n(&f, std::uint8_t(0), __ATOMIC_RELAXED);
         // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
         // it. Whatever it was, complete it now.
-        if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0));
+        if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0) | (c.pack_item ? pend_gets : 0));
         if (bits & pend_flush) flush_pes.push(pe);
-        if (bits & pend_acks) acks.push({pe, 0});
+        if (bits & pend_acks) acks.push({pe, 0, false});
+        if (bits & pend_gets) acks.push({pe, 0, true});
     }
     if (acks.size()) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
         const std::atomic<std::uint64_t> *sent = acks_sent_of(c);
-        for (ack_wait &a : acks) a.until = sent[std::size_t(a.pe)].load(std::memory_order_acquire);
+        for (ack_wait &a : acks)
+            a.until = a.gets ? c.reply_issued(a.pe).load(std::memory_order_relaxed)
+                             : sent[std::size_t(a.pe)].load(std::memory_order_acquire);
     }
     ucp_request_param_t prm{};
     short_list<pending_request> reqs;
@@ -238,10 +247,11 @@ void pe_quiet(const char *routine, context &c, int pe) {
     const ucp_worker_h w = worker_of(c);
     const std::uint8_t bits = c.pending[std::size_t(pe)];
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
-    ack_wait acks{pe, 0};
-    if (bits & pend_acks) {  // the count read after the clearing store (quiet_slow)
+    ack_wait acks[2] = {{pe, 0, false}, {pe, 0, true}};
+    if (bits & (pend_acks | pend_gets)) {  // the counts read after the clearing store (quiet_slow)
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        acks.until = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
+        acks[0].until = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
+        acks[1].until = c.reply_issued(pe).load(std::memory_order_relaxed);
     }
     ucs_status_t st = UCS_OK;
     if (bits & pend_flush) {
@@ -250,7 +260,9 @@ void pe_quiet(const char *routine, context &c, int pe) {
         if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
         else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
     }
-    if (bits & pend_acks) await_acks(routine, c, &acks, 1, "a quiet of one PE");
+    if (bits & (pend_acks | pend_gets))
+        await_acks(routine, c, bits & pend_acks ? acks : acks + 1,
+                   std::size_t(bits & pend_acks ? 1 : 0) + std::size_t(bits & pend_gets ? 1 : 0), "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

@@ -18,13 +18,27 @@
 // holds its pack until its next call, as UCX holds a message it could not send at once.
 // Each pack is used by one thread: below SHMEM_THREAD_MULTIPLE the program calls the library from
 // one thread at a time; at it, only private contexts pack.
+//
+// Get batches. A get_nbi over tcp is UCX's request and reply, a system call each side each way:
+// a stream of small get_nbi's (random reads of a table, a graph's neighbours) ran at one get per
+// 5-7 us, as puts did. Its completion is the business of quiet too, so small get_nbi's to a PE
+// take a slot as puts do, holding the list of their sources; the slot leaves as one request
+// (transport's gather request), which the target answers with one reply of their bytes, in order;
+// the reply's handler copies them to their destinations and counts them done (reply_done), and
+// a quiet waits for the batches sent to each PE with pend_gets. A slot holds puts or gets, never
+// both: a get after puts to its PE sends the puts first, and a put after gets sends the gets, so
+// that each reads or writes the target's memory where the program put it (the target runs
+// messages of one endpoint in order). The batch leaves when a pack would: at a wait or test of its
+// thread, at any other operation of the context to its PE, at fence, quiet, pe_quiet.
 #include "core/runtime.hpp"
 #include "util/put_pack.hpp"
 
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace ushmem::core {
@@ -57,6 +71,18 @@ void unlist(context &c) {
     detail::open_packs.store(unsigned(g_open.size()), std::memory_order_relaxed);
 }
 
+// Get batches whose replies are awaited, by cookie (without get_batch_bit). Registered when sent,
+// removed by their reply, or by forget_get_batches (a context destroyed without its replies).
+struct get_batch {
+    const context *c;
+    int pe;
+    std::vector<context::get_dest> dests;
+    std::atomic<std::uint64_t> *done;  // the context's reply_done(pe)
+};
+std::mutex g_batches_lock;
+std::unordered_map<std::uint64_t, get_batch> g_batches;
+std::uint64_t g_batches_next = 1;
+
 // The first open pack of thread `me`, or nullptr.
 context *first_of(unsigned long me) {
     const auto g = list_lock();
@@ -77,8 +103,40 @@ void enable_packing(context &c) {
     c.packs.reset(new context::pack_slot[c.pack_slots]);  // buffers on first use
 }
 
+namespace {
+void send_get_batch(const char *routine, context &c, unsigned i) {
+    context::pack_slot &k = c.packs[i];
+    const int pe = k.pe;
+    const std::uint32_t n = k.len, bytes = k.reply_bytes;
+    const std::uint32_t count = std::uint32_t(k.dests.size());
+    std::uint64_t id;
+    {
+        std::lock_guard<std::mutex> g(g_batches_lock);
+        id = g_batches_next++;
+        g_batches.emplace(id, get_batch{&c, pe, std::vector<context::get_dest>(k.dests.begin(), k.dests.end()),
+                                        &c.reply_done(pe)});
+    }
+    // Closed before it leaves, as a pack: what follows (message_ep) settles the PE's pack and
+    // must find none. The list stays in the buffer (unused until the slot opens again) until the
+    // request has copied it.
+    k.pe = -1;
+    k.len = 0;
+    k.gets = false;
+    k.reply_bytes = 0;
+    k.dests.clear();
+    if (--c.packs_open == 0) unlist(c);
+    peer &p = rt.peers[std::size_t(pe)];
+    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
+    const transport::gather_header h{0, bytes, id | get_batch_bit, 0, count};
+    if (const char *err = transport::gather_nbx(worker_of(c), ep, h, k.buf.get(), n))
+        fatal(routine, "get_nbi's from PE %d failed: %s", pe, err);
+    c.note_pending(pe, pend_gets);
+}
+} // namespace
+
 void send_pack(const char *routine, context &c, unsigned i) {
     context::pack_slot &k = c.packs[i];
+    if (k.gets) return send_get_batch(routine, c, i);
     const int pe = k.pe;
     const std::uint32_t n = k.len;
     // Closed first: the message's own settle_pack then finds nothing to send. The message holds
@@ -123,7 +181,8 @@ bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, 
     if (!c.packs_open) return false;
     const int i = pack_slot_of(c, pe);
     const std::size_t need = util::put_pack::record_bytes(n);
-    if (i < 0 || c.packs[i].len + need > c.pack_cap) return false;
+    // (A get batch is sent before the atomic by the atomic's own message.)
+    if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return false;
     context::pack_slot &slot = c.packs[i];
     util::put_pack::append(slot.buf.get(), slot.len, raddr, src, n, k);
     slot.len += std::uint32_t(need);
@@ -139,7 +198,7 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
         i = open_pack(routine, c, pe);
     } else {
         i = unsigned(found);
-        if (USHMEM_UNLIKELY(c.packs[i].len + need > c.pack_cap)) {
+        if (USHMEM_UNLIKELY(c.packs[i].gets || c.packs[i].len + need > c.pack_cap)) {
             send_pack(routine, c, i);
             i = open_pack(routine, c, pe);
         }
@@ -148,6 +207,62 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
     util::put_pack::append(k.buf.get(), k.len, raddr, src, n);
     k.len += std::uint32_t(need);
     c.pack_last = std::uint8_t(i);
+}
+
+void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n) {
+    constexpr std::size_t need = util::put_pack::get_record_bytes;
+    const int found = pack_slot_of(c, pe);
+    unsigned i;
+    if (USHMEM_LIKELY(found >= 0)) {
+        i = unsigned(found);
+        const context::pack_slot &k = c.packs[i];
+        // A reply of at most signal_message_max bytes: eager, as every message of ours.
+        if (USHMEM_UNLIKELY(!k.gets || k.len + need > c.pack_cap || k.reply_bytes + n > signal_message_max)) {
+            send_pack(routine, c, i);
+            i = open_pack(routine, c, pe);
+            c.packs[i].gets = true;
+        }
+    } else {
+        i = open_pack(routine, c, pe);
+        c.packs[i].gets = true;
+    }
+    context::pack_slot &k = c.packs[i];
+    util::put_pack::append_get(k.buf.get(), k.len, raddr, std::uint32_t(n));
+    k.len += std::uint32_t(need);
+    k.reply_bytes += std::uint32_t(n);
+    k.dests.push_back({dst, std::uint32_t(n)});
+    c.pack_last = std::uint8_t(i);
+    // Issued now (the C++ API's per-PE reports count it outstanding); done when its reply is in.
+    c.reply_issued(pe).fetch_add(1, std::memory_order_relaxed);
+}
+
+void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n) {
+    std::lock_guard<std::mutex> g(g_batches_lock);
+    auto it = g_batches.find(cookie & ~get_batch_bit);
+    if (it == g_batches.end()) return;  // forgotten: its context is gone
+    const get_batch &b = it->second;
+    std::size_t total = 0;
+    for (const context::get_dest &d : b.dests) total += d.n;
+    if (USHMEM_UNLIKELY(total != n)) {
+        // From a peer of this job: a bug of ours. Nothing is written; the quiet waiting for it
+        // ends with its timeout, naming the PE.
+        std::fprintf(stderr, "ushmem: internal error: the reply to %zu get_nbi's from PE %d holds %zu bytes, not %zu\n",
+                     b.dests.size(), b.pe, n, total);
+        return;
+    }
+    const char *from = static_cast<const char *>(data);
+    for (const context::get_dest &d : b.dests) {
+        std::memcpy(d.dst, from, d.n);
+        from += d.n;
+    }
+    b.done->fetch_add(b.dests.size(), std::memory_order_release);
+    g_batches.erase(it);
+}
+
+void forget_get_batches(const context &c) {
+    std::lock_guard<std::mutex> g(g_batches_lock);
+    for (auto it = g_batches.begin(); it != g_batches.end();)
+        it = it->second.c == &c ? g_batches.erase(it) : std::next(it);
 }
 
 void send_thread_packs(const char *routine) {

@@ -53,6 +53,12 @@ void reply_completion(void *request, ucs_status_t status, void *done_counter) {
 
 void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              void *dst, std::size_t n, bool nbi) {
+    if (nbi && n <= c.pack_item && shared.msg_puts) {  // (n > 0: get() returns before)
+        // Emulated RMA, where puts are packed: small get_nbi's to a PE go as one request and one
+        // reply (put_pack.cpp), not a request and a reply each.
+        pack_get(routine, c, pe, shared.rbase[s] + off, dst, n);
+        return;
+    }
     peer &p = ucx_peer(routine, c, shared, pe, s);
     // A get after a put to the same PE must see the put: order it behind earlier operations.
     // Messages (signal messages forced on over lanes with real RMA: peer::msg_puts) travel apart
@@ -150,10 +156,28 @@ std::uint64_t g_gets_next = 1;
 constexpr unsigned gets_chunk_bits = 24;  // cookie: id << 24 | request index
 } // namespace
 
-void pack_strided_get(const transport::gather_header &h, void *out) {
+void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out) {
     // Addresses computed by a peer of this job from our own bases: one outside them is our bug.
     seg_id s;
     std::size_t off;
+    if (h.elem == 0) {  // a get batch (put_pack.cpp): the gets listed in the request, in order
+        char *o = static_cast<char *>(out);
+        const bool ok = util::put_pack::for_each_get(
+            data, n, std::size_t(h.src_stride),
+            [&s, &off](std::uint64_t a, std::size_t len) {
+                if (locate(reinterpret_cast<const void *>(a), len, s, off)) return true;
+                fatal("get batch", "internal error: a batched get of [%#" PRIx64 ", +%zu) lies outside this PE's "
+                                   "symmetric segments", a, len);
+            },
+            [&o](std::uint64_t a, std::size_t len) {
+                std::memcpy(o, reinterpret_cast<const void *>(a), len);
+                o += len;
+            });
+        if (USHMEM_UNLIKELY(!ok))
+            fatal("get batch", "internal error: a malformed get batch request (%zu bytes, reply of %" PRIu64 ")", n,
+                  h.src_stride);
+        return;
+    }
     const std::size_t span = h.count ? (std::size_t(h.count) - 1) * h.src_stride + h.elem : 0;
     if (USHMEM_UNLIKELY(span && !locate(reinterpret_cast<const void *>(h.src_addr), span, s, off)))
         fatal("strided get", "internal error: a strided get of [%#" PRIx64 ", +%zu) lies outside this PE's symmetric "
@@ -161,7 +185,8 @@ void pack_strided_get(const transport::gather_header &h, void *out) {
     util::copy_strided(out, h.elem, reinterpret_cast<const void *>(h.src_addr), h.src_stride, h.elem, h.count);
 }
 
-void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n) {
+void on_gather_reply(std::uint64_t cookie, const void *data, std::size_t n) {
+    if (cookie & get_batch_bit) return on_get_batch_reply(cookie, data, n);
     std::lock_guard<std::mutex> g(g_gets_lock);
     auto it = g_gets.find(cookie >> gets_chunk_bits);
     if (it == g_gets.end()) return;  // abandoned

@@ -530,7 +530,7 @@ int init(const char *routine, const void *comm, int requested) {
     rt.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
-    transport::set_gather_handlers(pack_strided_get, on_strided_get_reply);
+    transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
 

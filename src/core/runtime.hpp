@@ -80,8 +80,9 @@ struct context_lanes {
 
 // pending[pe] bits: what a quiet must do for that PE. pend_flush: flush its endpoint (UCX
 // operations); pend_acks: wait for the acknowledgements of the messages sent to it (rt.acks_*).
-// pend_pack: an open put pack (put_pack.cpp), which a quiet sends first.
-enum : std::uint8_t { pend_flush = 1, pend_acks = 2, pend_pack = 4 };
+// pend_pack: an open put pack (put_pack.cpp), which a quiet sends first. pend_gets: batches of
+// get_nbi's sent to it (put_pack.cpp) whose replies a quiet waits for (reply_issued/reply_done).
+enum : std::uint8_t { pend_flush = 1, pend_acks = 2, pend_pack = 4, pend_gets = 8 };
 
 // Per-context completion state: which PEs have UCX operations that a quiet must complete, and
 // whether direct stores were made since the last quiet (a store fence then suffices).
@@ -121,10 +122,19 @@ struct context {
     // for up to pack_slots PEs at a time (USHMEM_PUT_PACK_PES). Used by one thread at a time.
     // pack_item 0: no packing (at SHMEM_THREAD_MULTIPLE, contexts other than private ones; the
     // collectives' context).
+    // A slot holds puts (and atomics), or get_nbi's (`gets`: a get batch, put_pack.cpp): its
+    // buffer then holds the request's list, and `dests` where each get's bytes go.
+    struct get_dest {
+        void *dst;
+        std::uint32_t n;
+    };
     struct pack_slot {
         int pe = -1;                   // -1: free
         std::uint32_t len = 0;
+        bool gets = false;
+        std::uint32_t reply_bytes = 0;  // gets: the bytes the reply will carry
         std::unique_ptr<char[]> buf;   // pack_cap bytes, allocated on first use
+        std::vector<get_dest> dests;
     };
     std::uint32_t pack_item = 0;
     std::uint32_t pack_cap = 0;
@@ -289,6 +299,12 @@ void enable_packing(context &c);
 // first when it has no room left, and opening one (sending another PE's when all slots are taken)
 // when there is none.
 void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n);
+// Adds an n-byte get_nbi from raddr on `pe` into dst (n <= c.pack_item) to c's get batch for that
+// PE, as pack_put does: one request for many, one reply (pend_gets).
+void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n);
+// The batches of `c` whose replies are awaited are forgotten: a reply that comes later writes
+// nothing (the context is being destroyed).
+void forget_get_batches(const context &c);
 // Sends c's open pack in slot i; every open pack.
 void send_pack(const char *routine, context &c, unsigned i);
 void send_packs(const char *routine, context &c);
@@ -532,10 +548,13 @@ void signal_message(const char *routine, context &c, peer &p, int pe, std::uint6
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value);
-// Strided gets as messages (rma.cpp, installed as the transport's handlers): the target packs the
-// elements a request names, the initiator unpacks the reply.
-void pack_strided_get(const transport::gather_header &h, void *out);
-void on_strided_get_reply(std::uint64_t cookie, const void *data, std::size_t n);
+// Strided gets and get batches as messages (rma.cpp, installed as the transport's handlers): the
+// target packs the elements or the gets a request names, the initiator unpacks the reply.
+void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out);
+void on_gather_reply(std::uint64_t cookie, const void *data, std::size_t n);
+// A get batch's reply (put_pack.cpp); cookies with get_batch_bit set are theirs.
+constexpr std::uint64_t get_batch_bit = std::uint64_t(1) << 63;
+void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n);
 // Whether UCX's lanes to `pe` emulate RMA and atomics (runtime.cpp): its CPU runs each from a
 // message.
 bool rma_emulated(int pe);

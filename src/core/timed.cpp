@@ -50,12 +50,18 @@ bool pe_test(const char *routine, context &c, int pe) {
     settle_pack(routine, c, pe);
     const std::uint8_t bits = __atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED);
     if (!bits) return true;
-    if (bits & pend_acks) {
-        // Acknowledged messages (context::acked_msgs): done once every one counted so far is in.
+    if (bits & (pend_acks | pend_gets)) {
+        // Acknowledged messages (context::acked_msgs): done once every one counted so far is in;
+        // get batches (put_pack.cpp): once every get counted issued so far has its reply.
         const std::uint64_t sent = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
-        if (!acks_answered(c, pe, sent)) {
+        const std::uint64_t issued = c.reply_issued(pe).load(std::memory_order_relaxed);
+        auto in = [&] {
+            return (!(bits & pend_acks) || acks_answered(c, pe, sent)) &&
+                   (!(bits & pend_gets) || c.reply_done(pe).load(std::memory_order_acquire) >= issued);
+        };
+        if (!in()) {
             transport::progress_both(worker_of(c));
-            if (!acks_answered(c, pe, sent)) return false;
+            if (!in()) return false;
         }
         if (!(bits & pend_flush)) {
             pe_quiet(routine, c, pe);  // clears the flag; its wait finds the acknowledgements in

@@ -242,24 +242,23 @@ void reply_sent(void *request, ucs_status_t, void *copy) {
     ucp_request_free(request);
 }
 
-ucs_status_t on_gather_request(void *, const void *header, size_t header_length, void *, size_t,
+ucs_status_t on_gather_request(void *, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
     if (header_length != sizeof(gather_header) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-        !g_gather_pack) {
-        std::fprintf(stderr, "ushmem: internal error: malformed strided get request (header %zu bytes)\n",
-                     header_length);
+        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !g_gather_pack) {
+        std::fprintf(stderr, "ushmem: internal error: malformed get request (header %zu bytes)\n", header_length);
         return UCS_OK;
     }
     gather_header h;
     std::memcpy(&h, header, sizeof h);
-    const std::size_t n = std::size_t(h.elem) * h.count;
+    const std::size_t n = gather_reply_bytes(h);
     auto *copy = static_cast<char *>(std::malloc(sizeof h.cookie + n));
     if (!copy) {
-        std::fprintf(stderr, "ushmem: out of memory for the reply to a strided get (%zu bytes)\n", n);
+        std::fprintf(stderr, "ushmem: out of memory for the reply to a get request (%zu bytes)\n", n);
         return UCS_OK;
     }
     std::memcpy(copy, &h.cookie, sizeof h.cookie);
-    g_gather_pack(h, copy + sizeof h.cookie);
+    g_gather_pack(h, data, length, copy + sizeof h.cookie);
     // Inside the worker's progress (its lock, if shared, is held): UCX allows sends here.
     am_send_copy(param->reply_ep, gather_reply_am_id, copy, sizeof h.cookie, n, 0, reply_sent);
     return UCS_OK;
@@ -336,8 +335,7 @@ ucs_status_t on_gather_reply(void *, const void *header, size_t header_length, v
                              const ucp_am_recv_param_t *param) {
     if (header_length != sizeof(std::uint64_t) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
         !g_gather_receive) {
-        std::fprintf(stderr, "ushmem: internal error: malformed strided get reply (header %zu bytes)\n",
-                     header_length);
+        std::fprintf(stderr, "ushmem: internal error: malformed get reply (header %zu bytes)\n", header_length);
         return UCS_OK;
     }
     std::uint64_t cookie;
@@ -410,11 +408,12 @@ const char *send_copy(ucp_worker_h w, ucp_ep_h ep, unsigned id, void *copy, std:
 }
 } // namespace
 
-const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h) {
-    auto *copy = static_cast<gather_header *>(std::malloc(sizeof h));
-    if (!copy) return "out of memory for a strided get request";
-    *copy = h;
-    return send_copy(w, ep, gather_am_id, copy, sizeof h, 0, UCP_AM_SEND_FLAG_REPLY);
+const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h, const void *data, std::size_t n) {
+    auto *copy = static_cast<char *>(std::malloc(sizeof h + n));
+    if (!copy) return "out of memory for a get request";
+    std::memcpy(copy, &h, sizeof h);
+    if (n) std::memcpy(copy + sizeof h, data, n);
+    return send_copy(w, ep, gather_am_id, copy, sizeof h, n, UCP_AM_SEND_FLAG_REPLY);
 }
 
 const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,

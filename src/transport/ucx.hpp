@@ -287,20 +287,29 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, co
 // handler packs them into one reply, whose handler (on the initiator) unpacks them. Fire and
 // forget on both sides: the initiator's core waits for its reply handler to have run.
 constexpr unsigned gather_am_id = 18, gather_reply_am_id = 19;
+// The same request and reply carry batches of small get_nbi's (elem 0): the request's data then
+// lists them (the core's format) and src_stride states the reply's size.
 struct gather_header {
     std::uint64_t src_addr;    // first element on the target
-    std::uint64_t src_stride;  // bytes from one element to the next there
+    std::uint64_t src_stride;  // bytes from one element to the next there (elem 0: the reply's bytes)
     std::uint64_t cookie;      // the initiator's, sent back with the reply
-    std::uint32_t elem;        // bytes per element
+    std::uint32_t elem;        // bytes per element (0: a list in the request's data)
     std::uint32_t count;       // elements
 };
-// Target side: checks the range and packs count * elem bytes into `out` (installed by the core).
-using gather_packer = void (*)(const gather_header &h, void *out);
+// The reply's size in bytes.
+inline std::size_t gather_reply_bytes(const gather_header &h) {
+    return h.elem ? std::size_t(h.elem) * h.count : std::size_t(h.src_stride);
+}
+// Target side: checks the ranges and packs gather_reply_bytes(h) bytes into `out` (installed by
+// the core). `data`, n: the request's data.
+using gather_packer = void (*)(const gather_header &h, const void *data, std::size_t n, void *out);
 // Initiator side: the reply to `cookie`, n bytes packed.
 using gather_receiver = void (*)(std::uint64_t cookie, const void *data, std::size_t n);
 void set_gather_handlers(gather_packer pack, gather_receiver receive);  // before create_worker()
-// Sends a request (the reply comes to this worker's handler). nullptr, or why it could not be sent.
-const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h);
+// Sends a request with n bytes of data (the reply comes to this worker's handler). nullptr, or why
+// it could not be sent.
+const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h, const void *data = nullptr,
+                       std::size_t n = 0);
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);

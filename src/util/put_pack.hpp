@@ -61,4 +61,43 @@ template <class Valid, class F> bool for_each(const void *pack, std::size_t n, V
     return true;
 }
 
+// ---- get batches ---------------------------------------------------------------------------------
+// Small get_nbi's from one PE, batched the same way (core/put_pack.cpp): one request lists them,
+// and the target's reply carries their bytes back to back, in the request's order. A request is
+// records of 16 bytes: u64 source address | u32 length | u32 0.
+constexpr std::size_t get_record_bytes = 16;
+
+inline void append_get(char *list, std::size_t at, std::uint64_t addr, std::uint32_t n) {
+    const std::uint32_t len[2] = {n, 0};
+    std::memcpy(list + at, &addr, 8);
+    std::memcpy(list + at + 8, len, 8);
+}
+
+// Calls f(addr, len) for each record of the n-byte request, in order, once every record has
+// passed valid(addr, len) and their lengths add up to `total` (the reply's size, which the
+// request's header states). False, having called f for none, when they do not or the request is
+// malformed (as for_each above: a bug of ours).
+template <class Valid, class F> bool for_each_get(const void *list, std::size_t n, std::size_t total, Valid valid, F f) {
+    const char *b = static_cast<const char *>(list);
+    if (n % get_record_bytes) return false;
+    std::size_t sum = 0;
+    for (std::size_t at = 0; at < n; at += get_record_bytes) {
+        std::uint64_t addr;
+        std::uint32_t len[2];
+        std::memcpy(&addr, b + at, 8);
+        std::memcpy(len, b + at + 8, 8);
+        if (len[1] != 0 || len[0] == 0 || !valid(addr, std::size_t(len[0]))) return false;
+        sum += len[0];
+    }
+    if (sum != total) return false;
+    for (std::size_t at = 0; at < n; at += get_record_bytes) {
+        std::uint64_t addr;
+        std::uint32_t len;
+        std::memcpy(&addr, b + at, 8);
+        std::memcpy(&len, b + at + 8, 4);
+        f(addr, std::size_t(len));
+    }
+    return true;
+}
+
 } // namespace ushmem::util::put_pack
