@@ -34,6 +34,9 @@
  *            (64-bit) and xor's another (32-bit) on PE 1, then sits in an MPI receive; PE 1 waits
  *            for both atomics' values, then (held: packing expected) finds the word. Then PE 0's
  *            fetching atomics to PE 1 see its earlier atomics without a quiet, on the context.
+ *   signal   (in every mode) put-with-signal (nbi and blocking, add and set) and signal_add after
+ *            a put_nbi each: each signal arrives while PE 0 sits in an MPI receive, its data
+ *            with it; held, the put_nbi before it too (it travels in the pack with the signal).
  * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it): a pack that never leaves fails with the
  * library's timeout message instead of hanging. */
 #include "common.h"
@@ -323,6 +326,51 @@ static void test_switch(void) {
     NOTE("switch: OK");
 }
 
+#if TEST_WITH_USHMEM
+/* Put-with-signal and signal_add after put_nbi's to the same PE: the signal leaves at once (PE 0
+ * then sits in an MPI receive), its own data with it; held, the packed put_nbi's travel in the same
+ * message, ahead of the signal. */
+static void test_signal(shmem_ctx_t ctx, int held) {
+    static long x[3], y[3];
+    static uint64_t sigs[3];
+    memset(x, 0, sizeof x);
+    memset(y, 0, sizeof y);
+    memset(sigs, 0, sizeof sigs);
+    shmem_barrier_all();
+    if (me == 0) {
+        int token = 1;
+        const long xv[3] = {6161, 6262, 6363}, yv[3] = {7171, 0, 7373};
+        shmem_ctx_long_put_nbi(ctx, &x[0], &xv[0], 1, 1);
+        shmem_ctx_putmem_signal_nbi(ctx, &y[0], &yv[0], sizeof y[0], &sigs[0], 5, SHMEM_SIGNAL_ADD, 1);
+        shmem_ctx_long_put_nbi(ctx, &x[1], &xv[1], 1, 1);
+        shmem_ctx_signal_add(ctx, &sigs[1], 9, 1);
+        shmem_ctx_long_put_nbi(ctx, &x[2], &xv[2], 1, 1);
+        shmem_ctx_putmem_signal(ctx, &y[2], &yv[2], sizeof y[2], &sigs[2], 11, SHMEM_SIGNAL_SET, 1);
+        MPI_Send(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD);
+        MPI_Recv(&token, 1, MPI_INT, 1, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (me == 1) {
+        int token;
+        const uint64_t want[3] = {5, 9, 11};
+        const long xv[3] = {6161, 6262, 6363}, yv[3] = {7171, 0, 7373};
+        MPI_Recv(&token, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int k = 0; k < 3; ++k) {
+            shmem_signal_wait_until(&sigs[k], SHMEM_CMP_EQ, want[k]);
+            CHECK(y[k] == yv[k], "signal %d: the put-with-signal's data is %ld once its signal is in, expected %ld", k,
+                  y[k], yv[k]);
+            if (held)
+                CHECK(x[k] == xv[k], "signal %d: a put_nbi packed before it did not travel ahead of the signal: %ld, "
+                      "expected %ld", k, x[k], xv[k]);
+        }
+        MPI_Send(&token, 1, MPI_INT, 0, 12, MPI_COMM_WORLD);
+    }
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    if (me == 1) CHECK(x[0] == 6161 && x[1] == 6262 && x[2] == 6363, "after the quiet PE 1 holds %ld %ld %ld", x[0], x[1], x[2]);
+    shmem_barrier_all();
+    NOTE("signal: OK");
+}
+#endif
+
 int main(int argc, char **argv) {
     const int mt = argc == 2 && !strcmp(argv[1], "held-mt");
     if (argc != 2 || (strcmp(argv[1], "held") && strcmp(argv[1], "free") && !mt)) {
@@ -355,6 +403,9 @@ int main(int argc, char **argv) {
         test_held(first, held);
         for (int kind = 0; kind < 3; ++kind) test_release(first, kind);
         test_amo(first, held);
+#if TEST_WITH_USHMEM
+        test_signal(first, held);
+#endif
         test_spread(held && !mt);
         if (first != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(first);
     }

@@ -283,7 +283,13 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
     if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
     if (p.how[ss] == route::ucx && p.msg_signals && n <= signal_message_max &&
         (!n || p.how[ds] == route::ucx)) {
-        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp).
+        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp),
+        // that of the context's open pack to the PE if any (the signal's record last: applied
+        // after the data and the packed puts, as a signal message after the pack would be).
+        if (c.acked_msgs && p.msg_puts &&
+            send_signal_in_pack(routine, c, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
+                                sop == amo::set ? util::put_pack::kind::set : util::put_pack::kind::add))
+            return;
         signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop));
         return;
     }
@@ -332,6 +338,10 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
         return;
     }
     if (p.msg_signals) {
+        if (c.acked_msgs && p.msg_puts &&
+            send_signal_in_pack(routine, c, pe, 0, nullptr, 0, p.rbase[s] + off, signal,
+                                a == amo::set ? util::put_pack::kind::set : util::put_pack::kind::add))
+            return;
         signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal, message_op(a));
         return;
     }

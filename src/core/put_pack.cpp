@@ -190,6 +190,24 @@ bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, 
     return true;
 }
 
+bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t data_raddr, const void *src,
+                         std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, util::put_pack::kind k) {
+    namespace pp = util::put_pack;
+    if (!c.packs_open) return false;
+    const int i = pack_slot_of(c, pe);
+    const std::size_t need = (n ? pp::record_bytes(n) : 0) + pp::record_bytes(8);
+    if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return false;
+    context::pack_slot &slot = c.packs[i];
+    if (n) {
+        pp::append(slot.buf.get(), slot.len, data_raddr, src, n);
+        slot.len += std::uint32_t(pp::record_bytes(n));
+    }
+    pp::append(slot.buf.get(), slot.len, sig_raddr, &value, 8, k);
+    slot.len += std::uint32_t(pp::record_bytes(8));
+    send_pack(routine, c, unsigned(i));
+    return true;
+}
+
 void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n) {
     const std::size_t need = util::put_pack::record_bytes(n);
     const int found = pack_slot_of(c, pe);

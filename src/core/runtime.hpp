@@ -312,6 +312,10 @@ void send_packs(const char *routine, context &c);
 // or an atomic with its operand) and sends the pack at once. False, doing nothing, otherwise.
 bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
                   util::put_pack::kind k);
+// The same for a put-with-signal (n bytes of data, may be 0, then the signal's add or set): the
+// open pack's puts and this one in one message, not the pack and a signal message after it.
+bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t data_raddr, const void *src,
+                         std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, util::put_pack::kind k);
 // The slot of c's open pack to `pe`, or -1.
 USHMEM_HOT int pack_slot_of(const context &c, int pe) {
     if (USHMEM_LIKELY(c.packs[c.pack_last].pe == pe)) return c.pack_last;
