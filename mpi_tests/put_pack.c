@@ -13,7 +13,7 @@
  *            answers once the data is there. The pack must leave when the wait starts; the same
  *            with a loop of shmem_test, and with a blocking get from PE 1 of another word.
  *   order    a run of put_nbi's of 1 to 700 bytes (packed and not), overlapping (the later wins),
- *            then: fence + flag put (PE 1 waits for the flag, then checks every byte); put_nbi +
+ *            and a put_nbi then a blocking put of one word (the blocking one joins the pack), then: fence + flag put (PE 1 waits for the flag, then checks every byte); put_nbi +
  *            blocking get of the same bytes (ushmem orders a get behind earlier puts to its PE);
  *            put_nbi + fence + fetch-add of the same word; put_nbi + put-with-signal.
  *   switch   put_nbi's alternating between two PEs, then pe_quiet of one and a flag to it: that
@@ -48,7 +48,7 @@
 #define AREA 8192
 static unsigned char area[AREA];   /* static: the symmetric data segment */
 static unsigned char expect[AREA]; /* what area on the target must hold */
-static long flag, word, answer;
+static long flag, word, answer, later;
 static uint64_t sig;
 static int me, npes;
 
@@ -249,16 +249,23 @@ static void test_order(shmem_ctx_t ctx, const char *name) {
     memset(area, 0, AREA);
     memset(expect, 0, AREA);
     flag = 0;
+    later = 0;
     for (size_t i = 0; i < AREA; ++i) src[i] = byte_of(round, i);
     shmem_barrier_all();
-    /* fence + flag put */
+    /* fence + flag put; before the fence a blocking put of a word a put_nbi wrote just before
+     * (it joins their pack: the later must win) */
+    const long first = 1000 + me, second = 2000 + me;
     put_run(ctx, right, round, src);
+    shmem_ctx_long_put_nbi(ctx, &later, &first, 1, right);
+    shmem_ctx_long_put(ctx, &later, &second, 1, right);
     shmem_ctx_fence(ctx);
     shmem_ctx_long_p(ctx, &flag, 1, right);
     /* No quiet: the flag must arrive anyway, also from a private context's own worker, which
      * this wait on the default context does not drive. */
     shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
     check_area(left, "after fence and flag");
+    CHECK(later == 2000 + left, "%s: a blocking put after a put_nbi of the same word from PE %d: %ld, expected %ld", name,
+          left, later, 2000L + left);
     shmem_barrier_all();
     if (ctx != SHMEM_CTX_DEFAULT) shmem_ctx_quiet(ctx);
     shmem_barrier_all();

@@ -23,6 +23,9 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
             pack_put(routine, c, pe, shared.rbase[s] + off, src, n);
             return;
         }
+        // Sent at once: with the open pack to that PE as its last record, if it has room (one
+        // message, not the pack's and this one's).
+        if (send_in_pack(routine, c, pe, shared.rbase[s] + off, src, n, util::put_pack::kind::put)) return;
         signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
         return;
     }
