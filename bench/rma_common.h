@@ -177,6 +177,14 @@ static inline int rb_parse_loc(const char *s, size_t len)
 }
 
 /* Returns 0 on success, 1 for --help (caller exits 0), -1 on error. */
+/* The index of the n-byte name at s among names[0..count), or -1. */
+static inline int rb_name_index(const char *const *names, int count, const char *s, size_t n)
+{
+    for (int t = 0; t < count; ++t)
+        if (strlen(names[t]) == n && strncmp(s, names[t], n) == 0) return t;
+    return -1;
+}
+
 static inline int rb_parse_opts(int argc, char **argv, struct rb_opts *o)
 {
     static const struct option lo[] = {
@@ -209,22 +217,17 @@ static inline int rb_parse_opts(int argc, char **argv, struct rb_opts *o)
             char *s = optarg;
             while (*s) {
                 size_t n = strcspn(s, ",");
-                int found = -1;
-                for (int t = 0; t < RB_NTESTS; ++t)
-                    if (strlen(rb_test_names[t]) == n && strncmp(s, rb_test_names[t], n) == 0) found = t;
+                const int found = rb_name_index(rb_test_names, RB_NTESTS, s, n);
                 /* bench_shmem_amo's and bench_mpi_amo's other tests: skipped, so that raw UCX's
                  * fetch-add runs in the same list (and alternation) as theirs (bench/run-all). */
-                if (found < 0 && ((n == 7 && strncmp(s, "add_lat", 7) == 0) || (n == 8 && strncmp(s, "fxor_lat", 8) == 0))) {
-                    any_unsupported = 1;
-                    s += n;
-                    if (*s == ',') ++s;
-                    continue;
-                }
-                if (found < 0) {
+                static const char *const amo_only[] = {"add_lat", "fxor_lat"};
+                const int foreign = found < 0 && rb_name_index(amo_only, (int)(sizeof amo_only / sizeof amo_only[0]), s, n) >= 0;
+                if (found < 0 && !foreign) {
                     fprintf(stderr, "%s: unknown test '%.*s'\n", o->prog, (int)n, s);
                     return -1;
                 }
-                if (o->supported & (1u << found)) o->tests |= 1u << found;
+                if (foreign) any_unsupported = 1;
+                else if (o->supported & (1u << found)) o->tests |= 1u << found;
                 else any_unsupported = 1; /* e.g. p_lat for MPI: skipped, so one list serves all binaries */
                 s += n;
                 if (*s == ',') ++s;

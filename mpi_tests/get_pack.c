@@ -44,6 +44,15 @@ static void fill_area(void) {
     for (size_t i = 0; i < AREA; ++i) area[i] = byte_at(me, i);
 }
 
+/* The long at byte offset `off` of PE pe's area. */
+static long long_at(int pe, size_t off) {
+    unsigned char b[8];
+    long v;
+    for (int i = 0; i < 8; ++i) b[i] = byte_at(pe, off + (size_t)i);
+    memcpy(&v, b, 8);
+    return v;
+}
+
 static unsigned long rng_state;
 static unsigned long rnd(void) {
     rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
@@ -89,10 +98,7 @@ static void test_spread(void) {
     }
     shmem_quiet();
     for (int k = 0; k < N; ++k) {
-        long want;
-        unsigned char b[8];
-        for (int i = 0; i < 8; ++i) b[i] = byte_at(pes[k], offs[k] + (size_t)i);
-        memcpy(&want, b, 8);
+        const long want = long_at(pes[k], offs[k]);
         CHECK(got[k] == want, "spread: get %d of 8 bytes at %zu from PE %d: %#lx, expected %#lx", k, offs[k], pes[k],
               got[k], want);
     }
@@ -162,19 +168,13 @@ static void test_pe_quiet(void) {
     }
     shmem_pe_quiet(&a, 1);
     for (int k = 0; k < N; ++k) {
-        long want;
-        unsigned char w[8];
-        for (int i = 0; i < 8; ++i) w[i] = byte_at(a, 8 * (size_t)k + (size_t)i);
-        memcpy(&want, w, 8);
+        const long want = long_at(a, 8 * (size_t)k);
         CHECK(ga[k] == want, "pe_quiet: get %d from PE %d after shmem_pe_quiet of it: %#lx, expected %#lx", k, a, ga[k],
               want);
     }
     shmem_quiet();
     for (int k = 0; k < N; ++k) {
-        long want;
-        unsigned char w[8];
-        for (int i = 0; i < 8; ++i) w[i] = byte_at(c, 8 * (size_t)k + (size_t)i);
-        memcpy(&want, w, 8);
+        const long want = long_at(c, 8 * (size_t)k);
         CHECK(gc[k] == want, "pe_quiet: get %d from PE %d after the quiet: %#lx, expected %#lx", k, c, gc[k], want);
     }
 }
@@ -188,10 +188,7 @@ static void test_pe_test(void) {
     long polls = 0;
     while (!shmemx_ctx_pe_test(SHMEM_CTX_DEFAULT, &to, 1, NULL)) ++polls;
     for (int k = 0; k < N; ++k) {
-        long want;
-        unsigned char w[8];
-        for (int i = 0; i < 8; ++i) w[i] = byte_at(to, 8 * (size_t)k + (size_t)i);
-        memcpy(&want, w, 8);
+        const long want = long_at(to, 8 * (size_t)k);
         CHECK(g[k] == want, "pe_test: get %d from PE %d once shmemx_ctx_pe_test said done (%ld polls): %#lx, "
               "expected %#lx", k, to, polls, g[k], want);
     }
@@ -206,10 +203,7 @@ static void test_ctx(void) {
     for (int k = 0; k < 64; ++k) shmem_ctx_long_get_nbi(ctx, &got[k], (const long *)(area + 8 * (size_t)k), 1, (me + 1) % npes);
     shmem_ctx_destroy(ctx); /* its quiet completes them */
     for (int k = 0; k < 64; ++k) {
-        long want;
-        unsigned char w[8];
-        for (int i = 0; i < 8; ++i) w[i] = byte_at((me + 1) % npes, 8 * (size_t)k + (size_t)i);
-        memcpy(&want, w, 8);
+        const long want = long_at((me + 1) % npes, 8 * (size_t)k);
         CHECK(got[k] == want, "ctx: get %d left to shmem_ctx_destroy: %#lx, expected %#lx", k, got[k], want);
     }
 }

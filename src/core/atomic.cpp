@@ -288,7 +288,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         // after the data and the packed puts, as a signal message after the pack would be).
         if (c.acked_msgs && p.msg_puts &&
             send_signal_in_pack(routine, c, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
-                                sop == amo::set ? util::put_pack::kind::set : util::put_pack::kind::add))
+                                record_kind(sop)))
             return;
         signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop));
         return;
@@ -339,8 +339,7 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
     }
     if (p.msg_signals) {
         if (c.acked_msgs && p.msg_puts &&
-            send_signal_in_pack(routine, c, pe, 0, nullptr, 0, p.rbase[s] + off, signal,
-                                a == amo::set ? util::put_pack::kind::set : util::put_pack::kind::add))
+            send_signal_in_pack(routine, c, pe, 0, nullptr, 0, p.rbase[s] + off, signal, record_kind(a)))
             return;
         signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal, message_op(a));
         return;

@@ -139,8 +139,7 @@ struct ack_wait {
     bool gets;
 };
 bool answered(const context &c, const ack_wait &a) {
-    return a.gets ? c.replies[2 * std::size_t(a.pe) + 1].load(std::memory_order_acquire) >= a.until
-                  : acks_answered(c, a.pe, a.until);
+    return a.gets ? gets_answered(c, a.pe, a.until) : acks_answered(c, a.pe, a.until);
 }
 bool acks_in(const context &c, const ack_wait *a, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
@@ -247,11 +246,13 @@ void pe_quiet(const char *routine, context &c, int pe) {
     const ucp_worker_h w = worker_of(c);
     const std::uint8_t bits = c.pending[std::size_t(pe)];
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
-    ack_wait acks[2] = {{pe, 0, false}, {pe, 0, true}};
+    ack_wait acks[2];
+    std::size_t n_acks = 0;
     if (bits & (pend_acks | pend_gets)) {  // the counts read after the clearing store (quiet_slow)
         std::atomic_thread_fence(std::memory_order_seq_cst);
-        acks[0].until = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
-        acks[1].until = c.reply_issued(pe).load(std::memory_order_relaxed);
+        if (bits & pend_acks)
+            acks[n_acks++] = {pe, acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire), false};
+        if (bits & pend_gets) acks[n_acks++] = {pe, c.reply_issued(pe).load(std::memory_order_relaxed), true};
     }
     ucs_status_t st = UCS_OK;
     if (bits & pend_flush) {
@@ -260,9 +261,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
         if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
         else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
     }
-    if (bits & (pend_acks | pend_gets))
-        await_acks(routine, c, bits & pend_acks ? acks : acks + 1,
-                   std::size_t(bits & pend_acks ? 1 : 0) + std::size_t(bits & pend_gets ? 1 : 0), "a quiet of one PE");
+    await_acks(routine, c, acks, n_acks, "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

@@ -176,35 +176,40 @@ unsigned open_pack(const char *routine, context &c, int pe) {
 }
 } // namespace
 
+namespace {
+// c's open pack of puts to `pe` when it has `need` bytes of room, or nullptr. (A get batch is sent
+// before what would join it by that operation's own message.)
+context::pack_slot *pack_with_room(context &c, int pe, std::size_t need) {
+    if (!c.packs_open) return nullptr;
+    const int i = pack_slot_of(c, pe);
+    if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return nullptr;
+    return &c.packs[i];
+}
+
+void append_record(context::pack_slot &slot, std::uint64_t raddr, const void *src, std::size_t n,
+                   util::put_pack::kind k = util::put_pack::kind::put) {
+    util::put_pack::append(slot.buf.get(), slot.len, raddr, src, n, k);
+    slot.len += std::uint32_t(util::put_pack::record_bytes(n));
+}
+} // namespace
+
 bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
                   util::put_pack::kind k) {
-    if (!c.packs_open) return false;
-    const int i = pack_slot_of(c, pe);
-    const std::size_t need = util::put_pack::record_bytes(n);
-    // (A get batch is sent before the atomic by the atomic's own message.)
-    if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return false;
-    context::pack_slot &slot = c.packs[i];
-    util::put_pack::append(slot.buf.get(), slot.len, raddr, src, n, k);
-    slot.len += std::uint32_t(need);
-    send_pack(routine, c, unsigned(i));
+    context::pack_slot *slot = pack_with_room(c, pe, util::put_pack::record_bytes(n));
+    if (!slot) return false;
+    append_record(*slot, raddr, src, n, k);
+    send_pack(routine, c, unsigned(slot - c.packs.get()));
     return true;
 }
 
 bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t data_raddr, const void *src,
                          std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, util::put_pack::kind k) {
     namespace pp = util::put_pack;
-    if (!c.packs_open) return false;
-    const int i = pack_slot_of(c, pe);
-    const std::size_t need = (n ? pp::record_bytes(n) : 0) + pp::record_bytes(8);
-    if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return false;
-    context::pack_slot &slot = c.packs[i];
-    if (n) {
-        pp::append(slot.buf.get(), slot.len, data_raddr, src, n);
-        slot.len += std::uint32_t(pp::record_bytes(n));
-    }
-    pp::append(slot.buf.get(), slot.len, sig_raddr, &value, 8, k);
-    slot.len += std::uint32_t(pp::record_bytes(8));
-    send_pack(routine, c, unsigned(i));
+    context::pack_slot *slot = pack_with_room(c, pe, (n ? pp::record_bytes(n) : 0) + pp::record_bytes(8));
+    if (!slot) return false;
+    if (n) append_record(*slot, data_raddr, src, n);
+    append_record(*slot, sig_raddr, &value, 8, k);
+    send_pack(routine, c, unsigned(slot - c.packs.get()));
     return true;
 }
 
@@ -221,30 +226,24 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
             i = open_pack(routine, c, pe);
         }
     }
-    context::pack_slot &k = c.packs[i];
-    util::put_pack::append(k.buf.get(), k.len, raddr, src, n);
-    k.len += std::uint32_t(need);
+    append_record(c.packs[i], raddr, src, n);
     c.pack_last = std::uint8_t(i);
 }
 
 void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n) {
     constexpr std::size_t need = util::put_pack::get_record_bytes;
-    const int found = pack_slot_of(c, pe);
-    unsigned i;
-    if (USHMEM_LIKELY(found >= 0)) {
-        i = unsigned(found);
-        const context::pack_slot &k = c.packs[i];
+    int found = pack_slot_of(c, pe);
+    if (found >= 0) {
+        const context::pack_slot &k = c.packs[found];
         // A reply of at most signal_message_max bytes: eager, as every message of ours.
         if (USHMEM_UNLIKELY(!k.gets || k.len + need > c.pack_cap || k.reply_bytes + n > signal_message_max)) {
-            send_pack(routine, c, i);
-            i = open_pack(routine, c, pe);
-            c.packs[i].gets = true;
+            send_pack(routine, c, unsigned(found));
+            found = -1;
         }
-    } else {
-        i = open_pack(routine, c, pe);
-        c.packs[i].gets = true;
     }
+    const unsigned i = found >= 0 ? unsigned(found) : open_pack(routine, c, pe);
     context::pack_slot &k = c.packs[i];
+    k.gets = true;
     util::put_pack::append_get(k.buf.get(), k.len, raddr, std::uint32_t(n));
     k.len += std::uint32_t(need);
     k.reply_bytes += std::uint32_t(n);

@@ -159,8 +159,8 @@ struct context {
         packs.reset();
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
-    std::atomic<std::uint64_t> &reply_issued(int pe) { return replies[2 * std::size_t(pe)]; }
-    std::atomic<std::uint64_t> &reply_done(int pe) { return replies[2 * std::size_t(pe) + 1]; }
+    std::atomic<std::uint64_t> &reply_issued(int pe) const { return replies[2 * std::size_t(pe)]; }
+    std::atomic<std::uint64_t> &reply_done(int pe) const { return replies[2 * std::size_t(pe) + 1]; }
     // Relaxed atomic accesses to pending[] (plain loads and stores on x86-64): under
     // SHMEM_THREAD_MULTIPLE another thread's quiet clears the flags, under the lock, before it
     // flushes, so an operation whose flag was seen set is covered by that flush, and one that
@@ -231,6 +231,11 @@ inline std::atomic<std::uint64_t> *acks_done_of(const context &c) {
 // acks_sent_of(c)) is in.
 inline bool acks_answered(const context &c, int pe, std::uint64_t until) {
     return acks_done_of(c)[std::size_t(pe)].load(std::memory_order_acquire) >= until;
+}
+// Whether every get batched by `c` to `pe` up to `until` (a read of reply_issued) has its reply
+// (put_pack.cpp, pend_gets).
+inline bool gets_answered(const context &c, int pe, std::uint64_t until) {
+    return c.reply_done(pe).load(std::memory_order_acquire) >= until;
 }
 
 // ---- validation, shared by every entry point ------------------------------------------------

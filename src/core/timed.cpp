@@ -57,7 +57,7 @@ bool pe_test(const char *routine, context &c, int pe) {
         const std::uint64_t issued = c.reply_issued(pe).load(std::memory_order_relaxed);
         auto in = [&] {
             return (!(bits & pend_acks) || acks_answered(c, pe, sent)) &&
-                   (!(bits & pend_gets) || c.reply_done(pe).load(std::memory_order_acquire) >= issued);
+                   (!(bits & pend_gets) || gets_answered(c, pe, issued));
         };
         if (!in()) {
             transport::progress_both(worker_of(c));
