@@ -204,7 +204,8 @@ void team_init(const char *routine) {
     coll_cfg.bcast = parse_algo(routine, "USHMEM_BCAST_ALGO", rt.cfg.bcast_algo,
                                 {{"auto", algo::automatic}, {"flat", algo::flat},
                                  {"binomial", algo::binomial}, {"tree", algo::tree},
-                                 {"pull", algo::pull}, {"eager", algo::eager}, {"chain", algo::chain}});
+                                 {"pull", algo::pull}, {"eager", algo::eager}, {"chain", algo::chain},
+                                 {"central", algo::central}});
     coll_cfg.reduce = parse_algo(routine, "USHMEM_REDUCE_ALGO", rt.cfg.reduce_algo,
                                  {{"auto", algo::automatic}, {"gather", algo::gather},
                                   {"scatter", algo::scatter}, {"rd", algo::rd}, {"central", algo::central}, {"rsag", algo::rsag}});

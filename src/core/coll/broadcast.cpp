@@ -136,6 +136,31 @@ void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes
     }
 }
 
+void await_entries(frame &f, int root) {
+    for (int s = 0; s < f.n; ++s)
+        if (s != root) wait_ctr(f, flat_id(f, s), 1);
+}
+
+// Larger messages in small groups off the direct path: the central sync's entry half, then the
+// binomial tree, no sync after. Every member tells the root it has entered; the root waits for
+// every one of them, then puts the data down the tree. A member then has its data only once the
+// root knew that every member had entered, which is what the sync after the push made sure of
+// (Back-to-back calls, above): whoever starts call i + 2 has had call i + 1's data, so every
+// member has entered call i + 1. The root returns once its puts are out (their local completion),
+// not a sync round after the last member has the data. 2 PEs over tcp, 1 MiB: the root's call
+// ended with the receiver's sync signal, after the whole transfer and one more trip.
+// With 2 PEs the root sends first and waits after: the one member learns from its data that the
+// root entered, and the root from the member's signal that it did; a member that enters late then
+// finds its data under way instead of waiting a signal's trip for it. (With 3 or more, a member
+// would not know whether the others had entered: coll_backtoback fails at 3 and 4 PEs that way.)
+void bcast_central_tree(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
+    const bool send_first = f.n == 2;
+    if (f.me != root) signal(f, root, flat_id(f, f.me));
+    else if (!send_first) await_entries(f, root);
+    bcast_push(f, dest, src, bytes, root, false, team_sem);
+    if (f.me == root && send_first) await_entries(f, root);
+}
+
 // Small messages on small teams, no sync: the root puts the data into slot k = call % mbox_slots of
 // every member's mailbox ring (its team slot, not the member's dest), signalling that slot; each
 // member waits for its slot and copies it into its own dest. Nobody writes a member's dest but the
@@ -191,6 +216,7 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     case plan::bcast_flat: bcast_push(f, d, s, bytes, root, true, team_sem); break;
     case plan::bcast_pull: bcast_pull(f, d, s, bytes, root, team_sem); break;
     case plan::bcast_chain: return bcast_chain(f, d, s, bytes, root, team_sem);
+    case plan::bcast_central_tree: return bcast_central_tree(f, d, s, bytes, root, team_sem);
     default: bcast_push(f, d, s, bytes, root, false, team_sem); break;
     }
     group_sync(f);

@@ -145,7 +145,7 @@ inline void copy_local(void *d, const void *s, std::size_t n) {
 enum class family : std::uint8_t { sync, bcast, collect, alltoall, reduce, scan };
 enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
-    bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain,
+    bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain, bcast_central_tree,
     collect_flat, collect_ring, collect_barrier, collect_central, collect_node,
     alltoall_flat, alltoall_barrier, alltoall_central, alltoall_node,
     reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central, reduce_rsag,

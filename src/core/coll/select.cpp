@@ -75,8 +75,9 @@ constexpr row table[] = {
     // per-sender counters: fixed tree from rank 0. Small messages in small groups: flat push
     // folded into the flat sync, or into a central sync through the root when the sync would be
     // central (a flat push then the sync when it is dissemination). Larger,
-    // same node: pull; otherwise binomial. Small ones in a team across nodes: through the node
-    // leaders.
+    // same node: pull; otherwise, small groups: the members tell the root they entered, then the
+    // binomial tree without a sync; larger groups: binomial then the sync. Small ones in a team
+    // across nodes: through the node leaders.
     {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
      plan::bcast_fixed_tree},
     {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
@@ -115,6 +116,14 @@ constexpr row table[] = {
                 !s.f.legacy() && s.f.n > 2;
      },
      plan::bcast_chain},
+    // Larger, small groups (a counter per sender at the root): the members' entry signals to the
+    // root, then the binomial tree, no sync (broadcast.cpp).
+    {family::bcast,
+     [](shape &s) {
+         return (is(coll_cfg.bcast, algo::central) || is(coll_cfg.bcast, algo::automatic)) && small_group(s) &&
+                flat_sync_ok(s);
+     },
+     plan::bcast_central_tree},
     {family::bcast, [](shape &) { return true; }, plan::bcast_binomial},
 
     // ---- collect, fcollect: ring on request (when every offset is known); flat puts + a signal
