@@ -1,0 +1,171 @@
+/* The kernel's floor under the network table's latency rows: one TCP round trip over loopback
+ * between the two ranks, both busy-polling recv() on a TCP_NODELAY socket, no library in between.
+ * A blocking get, a fetching atomic and a put + quiet over UCX_TLS=tcp each cost at least one such
+ * round trip (a request and its reply or acknowledgement), whatever the library; the table shows
+ * this column beside them so that a row at the floor reads as such.
+ *
+ * Same options, timing (rma_common.h) and RESULT lines as the other RMA benchmarks; every latency
+ * test asked for (put_lat, get_lat, fadd_lat, add_lat, fxor_lat) reports the same measurement at
+ * 8 B: a 32-byte request (about a UCX active message's header and 8 B) and a 32-byte reply. Other
+ * tests and sizes are skipped (add_lat and fxor_lat only beside one of the others, as in the amo
+ * series). MPI only passes the listening port; rank 0 times, rank 1 echoes.
+ *
+ *   mpirun -np 2 ./bench_tcp_floor -t get_lat,fadd_lat [rma_common options]
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <mpi.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rma_common.h"
+
+#define TF_MSG 32
+
+static int tf_fd = -1;
+
+static void tf_die(const char *what)
+{
+    perror(what);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static void tf_send(const char *b)
+{
+    for (size_t done = 0; done < TF_MSG;) {
+        const ssize_t r = send(tf_fd, b + done, TF_MSG - done, 0);
+        if (r < 0) tf_die("bench_tcp_floor: send");
+        done += (size_t)r;
+    }
+}
+
+/* Busy polling, as a library's progress loop does (without its epoll_wait per poll). */
+static void tf_recv(char *b)
+{
+    for (size_t done = 0; done < TF_MSG;) {
+        const ssize_t r = recv(tf_fd, b + done, TF_MSG - done, MSG_DONTWAIT);
+        if (r > 0) done += (size_t)r;
+        else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) tf_die("bench_tcp_floor: recv");
+    }
+}
+
+static double run_batch(void *ctx, const struct rb_job *j, long n)
+{
+    (void)ctx;
+    (void)j;
+    char b[TF_MSG] = {'R'};
+    const double t0 = rb_now_ns();
+    for (long i = 0; i < n; ++i) {
+        b[0] = 'R';
+        tf_send(b);
+        tf_recv(b);
+        if (b[0] != 'A') {
+            fprintf(stderr, "CHECK FAILED rank=0: reply %d, expected 'A'\n", b[0]);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+    return rb_now_ns() - t0;
+}
+
+/* add_lat and fxor_lat are bench_shmem_amo's names, which rma_common.h skips: taken from -t here. */
+static int asked(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--tests")) {
+            const char *s = argv[i + 1];
+            const size_t len = strlen(name);
+            for (const char *p = strstr(s, name); p; p = strstr(p + 1, name))
+                if ((p == s || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+        }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct rb_opts o;
+    memset(&o, 0, sizeof o);
+    o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_FADD_LAT);
+    const int add = asked(argc, argv, "add_lat"), fxor = asked(argc, argv, "fxor_lat");
+    int prc = rb_parse_opts(argc, argv, &o);
+    MPI_Init(&argc, &argv);
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (prc != 0 || np != 2) {
+        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
+        MPI_Finalize();
+        return prc == 1 ? 0 : 2;
+    }
+
+    int ls = -1, port = 0;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (me == 0) {
+        ls = socket(AF_INET, SOCK_STREAM, 0);
+        socklen_t len = sizeof a;
+        if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) || getsockname(ls, (struct sockaddr *)&a, &len) ||
+            listen(ls, 1))
+            tf_die("bench_tcp_floor: listen");
+        port = ntohs(a.sin_port);
+    }
+    MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me == 1) {
+        a.sin_port = htons((uint16_t)port);
+        tf_fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (tf_fd < 0 || connect(tf_fd, (struct sockaddr *)&a, sizeof a)) tf_die("bench_tcp_floor: connect");
+    } else {
+        tf_fd = accept(ls, NULL, NULL);
+        if (tf_fd < 0) tf_die("bench_tcp_floor: accept");
+        close(ls);
+    }
+    const int one = 1;
+    setsockopt(tf_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+    struct rb_job *jobs = calloc(RB_MAX_JOBS, sizeof *jobs);
+    int njobs = 0;
+    {
+        struct rb_job *all = calloc(RB_MAX_JOBS, sizeof *all);
+        const int nall = rb_build_jobs(&o, all);
+        for (int i = 0; i < nall; ++i)
+            if (all[i].size == 8 && all[i].src == RB_HEAP && all[i].dst == RB_HEAP) jobs[njobs++] = all[i];
+        free(all);
+    }
+    if (me == 1) { /* echo until rank 0 says it is done */
+        char b[TF_MSG];
+        for (;;) {
+            tf_recv(b);
+            if (b[0] == 'Q') break;
+            b[0] = 'A';
+            tf_send(b);
+        }
+    } else {
+        printf("INFO impl=tcp_floor lib=\"loopback TCP\" npes=%d mode=%s jobs=%d\n", np, o.mode, njobs + add + fxor);
+        struct rb_result r;
+        for (int i = 0; i < njobs; ++i) {
+            rb_measure(&o, &jobs[i], run_batch, NULL, &r);
+            rb_print_result(&o, &r);
+        }
+        /* The same round trip under bench_shmem_amo's names (rb_print_result knows only its own). */
+        const char *amo[2] = {add ? "add_lat" : NULL, fxor ? "fxor_lat" : NULL};
+        struct rb_job j = {.test = RB_FADD_LAT, .size = 8, .src = RB_HEAP, .dst = RB_HEAP};
+        for (int k = 0; k < 2; ++k) {
+            if (!amo[k]) continue;
+            rb_measure(&o, &j, run_batch, NULL, &r);
+            printf("RESULT test=%s size=8 src=heap dst=heap value=%.4f unit=us best=%.4f iters=%ld reps=%d window=1\n",
+                   amo[k], r.value, r.best, r.iters, r.reps);
+        }
+        fflush(stdout);
+        char b[TF_MSG] = {'Q'};
+        tf_send(b);
+    }
+    close(tf_fd);
+    free(jobs);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
