@@ -236,9 +236,12 @@ int main(int argc, char **argv) {
     NOTE("active-set fcollect, collect, alltoall, sum_to_all: %d rounds each", rounds);
     team_ops(1);
     team_ops(9);
+    team_ops(20); /* 160 B (the most alltoalls fits): past a mailbox, an eager broadcast goes through the scratch */
     NOTE("team broadcast, fcollect, collect, alltoall, alltoalls, sum_reduce, sum_inscan: %d rounds each", rounds);
     team_mixed(1, 0);
     team_mixed(3, 1);
+    team_mixed(MAXN, 0);
+    team_mixed(MAXN, 1);
     NOTE("team broadcast then fcollect, fixed and rotating root: %d rounds each", rounds);
     shmem_barrier_all();
     for (int j = 0; j < 2; ++j)

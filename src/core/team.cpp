@@ -106,6 +106,9 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.eager_synced = 0;
     t.eager_owed = false;
     t.eager_seen.assign(t.members.size(), 0);
+    t.eager_mid_calls = 0;
+    t.eager_mid_last[0] = t.eager_mid_last[1] = 0;
+    t.scratch_used = false;
 }
 
 // Agree with the other PEs of `parent` on `k` slots free on all of them (collective over parent);

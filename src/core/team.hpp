@@ -117,6 +117,14 @@ struct team {
     bool eager_owed = false;           // some ended without knowing every member entered (bcast_eager)
     std::vector<std::uint64_t> eager_seen;  // per rank: eager broadcasts it is known to have completed
     std::uint64_t eager_synced = 0;    // eager broadcasts every member completed: those before the last sync
+    // Eager broadcasts larger than a mailbox (coll/broadcast.cpp): their data goes to one of the two
+    // halves of the scratch, in turn; the eager call that last used each half, + 1 (0: none yet).
+    std::uint64_t eager_mid_calls = 0;
+    std::uint64_t eager_mid_last[2] = {0, 0};
+    // A collective that may use the scratch (anything but a sync or an eager broadcast) ran since
+    // the last sync: a member may still read its scratch, so the next eager broadcast through the
+    // scratch syncs first.
+    bool scratch_used = false;
     std::uint64_t calls = 0;           // collective frames entered on this team (coll_entry_word)
     std::uint64_t gather_epoch = 0;    // gather exchanges through scratch so far (their parity)
     // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal

@@ -172,16 +172,37 @@ void bcast_central_tree(frame &f, char *dest, const char *src, std::size_t bytes
 // team is destroyed would land in the slot's next team.) Since the call ends without knowing that
 // every member entered it, the next collective that is not a broadcast or a sync first settles
 // (eager_settle).
+//
+// Larger messages off the direct path (up to eager_mid_max: half the team's scratch, 64 KiB at
+// most) go the same way, their data into one half of every member's scratch, the halves in turn,
+// with slot k's counter as their signal. The scratch is the gather and chunk area of the other
+// collectives, which settle first (and syncs do not touch it). Before reusing a half, the root
+// makes sure every member completed the call that last used it, as for a slot. Over tcp a 16 KiB
+// broadcast then costs the members the data's trip, not a round trip to the root and back first
+// (bcast_central_tree).
 void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     team &t = *f.t;
     const std::uint64_t call = t.eager_calls++;
     const int k = int(call % ctr::mbox_slots);
+    // The slot's last user, call + 1 - slots, is known done after a sync (a broadcast loop with a
+    // barrier in it reads nothing: over the network each read is a round trip).
+    std::uint64_t need = call >= std::uint64_t(ctr::mbox_slots) ? call + 1 - ctr::mbox_slots : 0;
     char *slot = t.mbox + std::size_t(k) * ctr::mbox_payload;
+    if (bytes > ctr::mbox_payload) {
+        // Another collective may still be reading a member's scratch (a member leaves a reduction
+        // or a scan while another still combines its last chunk there): every member must have
+        // entered this call before anyone writes it. Once per run of broadcasts, not per call.
+        if (t.scratch_used) {
+            group_sync(f);
+            t.scratch_used = false;
+        }
+        const int half = int(t.eager_mid_calls++ & 1);
+        slot = t.scratch + std::size_t(half) * (t.scratch_bytes / 2 / 64 * 64);
+        need = std::max(need, t.eager_mid_last[half]);
+        t.eager_mid_last[half] = call + 1;
+    }
     if (f.me == root) {
-        // The slot's last user, call + 1 - slots, is known done after a sync (a broadcast loop
-        // with a barrier in it reads nothing: over the network each read is a round trip).
-        const std::uint64_t need = call + 1 - ctr::mbox_slots;
-        if (call >= std::uint64_t(ctr::mbox_slots) && t.eager_synced < need) eager_wait_done(f, need);
+        if (need > t.eager_synced) eager_wait_done(f, need);
         for (int j = 1; j < f.n; ++j) put_signal(f, (root + j) % f.n, slot, src, bytes, ctr::mbox(k));
         if (team_sem) copy_local(dest, src, bytes);
     } else {
@@ -208,6 +229,7 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     const plan p = select(sh);
     if (p == plan::bcast_eager) return bcast_eager(f, d, s, bytes, root, team_sem);
     eager_settle(f);
+    if (f.t) f.t->scratch_used = true;  // (bcast_node gathers through it)
     switch (p) {
     case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);

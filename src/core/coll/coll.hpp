@@ -113,6 +113,11 @@ std::uint64_t take_value(frame &f, int id);        // mailbox: waits until it mo
 // round of gets), which restores what the next call relies on (docs/collectives.md, "Back-to-back
 // calls"). Costs nothing after anything else.
 void eager_wait_done(frame &f, std::uint64_t need);
+// The largest eager broadcast of a team whose data goes through its scratch (bcast_eager): half the
+// scratch (the halves alternate), and one signal message's data at most.
+inline std::size_t eager_mid_max(const frame &f) {
+    return f.legacy() ? 0 : std::min(signal_message_max, f.t->scratch_bytes / 2 / 64 * 64);
+}
 inline void eager_settle(frame &f) {
     if (USHMEM_UNLIKELY(f.t && f.t->eager_owed)) {
         eager_wait_done(f, f.t->eager_calls);

@@ -23,11 +23,15 @@ template <class Body> void on_team(const char *routine, team &t, const coll_args
     // them; a broadcast decides itself (bcast_impl); anything else settles first.
     auto run = [&] {
         if (USHMEM_UNLIKELY(rt.cfg.debug)) check_team_args(f, args);
-        if (args.kind != coll_kind::sync && args.kind != coll_kind::broadcast) eager_settle(f);
+        if (args.kind != coll_kind::sync && args.kind != coll_kind::broadcast) {
+            eager_settle(f);
+            t.scratch_used = true;
+        }
         body(f);
         // A sync ends once every member entered it, hence completed the broadcasts before it:
         // a root reuses their mailbox slots without reading the members' counts (bcast_eager).
         if (args.kind == coll_kind::sync) {
+            t.scratch_used = false;
             t.eager_owed = false;
             t.eager_synced = t.eager_calls;
         }

@@ -81,11 +81,16 @@ constexpr row table[] = {
     {family::bcast, [](shape &s) { return !s.f.has_from() || (is(coll_cfg.bcast, algo::tree) && !s.f.legacy()); },
      plan::bcast_fixed_tree},
     {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
-    // Small messages on small teams: pushed into the members' mailbox rings, no sync (eager).
+    // Small messages on small teams: pushed into the members' mailbox rings, no sync (eager); up
+    // to half the team's scratch too off the direct path (on it a pull copies once, not twice), but
+    // not in a team across nodes (its node leaders send each node's data once).
     {family::bcast,
      [](shape &s) {
          return (is(coll_cfg.bcast, algo::eager) || is(coll_cfg.bcast, algo::automatic)) && !s.f.legacy() &&
-                s.f.has_from() && small_group(s) && s.bytes <= ctr::mbox_payload;
+                s.f.has_from() && small_group(s) &&
+                (s.bytes <= ctr::mbox_payload ||
+                 (s.bytes <= eager_mid_max(s.f) &&
+                  (is(coll_cfg.bcast, algo::eager) || (!s.direct() && !node_aware(s.f)))));
      },
      plan::bcast_eager},
     {family::bcast, [](shape &s) { return is(coll_cfg.bcast, algo::automatic) && small_bcast(s) && node_aware(s.f); },
