@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "mpi_pair.h"
 #include "rma_common.h"
 
 #define TF_MSG 32
@@ -90,15 +91,9 @@ int main(int argc, char **argv)
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_FADD_LAT);
     const int add = asked(argc, argv, "add_lat"), fxor = asked(argc, argv, "fxor_lat");
     int prc = rb_parse_opts(argc, argv, &o);
-    MPI_Init(&argc, &argv);
-    int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (prc != 0 || np != 2) {
-        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
-        MPI_Finalize();
-        return prc == 1 ? 0 : 2;
-    }
+    int me;
+    const int ended = rb_mpi_pair_start(&argc, &argv, prc, &me);
+    if (ended >= 0) return ended;
 
     int ls = -1, port = 0;
     struct sockaddr_in a;
@@ -144,7 +139,7 @@ int main(int argc, char **argv)
             tf_send(b);
         }
     } else {
-        printf("INFO impl=tcp_floor lib=\"loopback TCP\" npes=%d mode=%s jobs=%d\n", np, o.mode, njobs + add + fxor);
+        printf("INFO impl=tcp_floor lib=\"loopback TCP\" npes=2 mode=%s jobs=%d\n", o.mode, njobs + add + fxor);
         struct rb_result r;
         for (int i = 0; i < njobs; ++i) {
             rb_measure(&o, &jobs[i], run_batch, NULL, &r);

@@ -25,6 +25,7 @@
 #include <mpi.h>
 #include <ucp/api/ucp.h>
 
+#include "mpi_pair.h"
 #include "rma_common.h"
 
 struct ctx {
@@ -153,15 +154,9 @@ int main(int argc, char **argv)
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_PUT_BW) | (1u << RB_GET_BW) | (1u << RB_MSG_RATE) |
                   (1u << RB_GET_RATE) | (1u << RB_FADD_LAT);
     int prc = rb_parse_opts(argc, argv, &o);
-    MPI_Init(&argc, &argv);
-    int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (prc != 0 || np != 2) {
-        if (me == 0 && prc == 0) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", argv[0], np);
-        MPI_Finalize();
-        return prc == 1 ? 0 : 2;
-    }
+    int me;
+    const int ended = rb_mpi_pair_start(&argc, &argv, prc, &me);
+    if (ended >= 0) return ended;
 
     ucp_config_t *cfg;
     CHECK_UCS(ucp_config_read(NULL, NULL, &cfg));
@@ -184,6 +179,7 @@ int main(int argc, char **argv)
     size_t addr_len;
     CHECK_UCS(ucp_worker_get_address(c.worker, &addr, &addr_len));
     size_t aoff[2];
+    const int np = 2;
     char *addrs = allgather(addr, addr_len, aoff, np);
     ucp_worker_release_address(c.worker, addr);
 
