@@ -107,6 +107,7 @@ struct rb_result {
 struct rb_opts {
     const char *prog;
     unsigned tests;     /* bit mask of tests selected with -t (0: default plan) */
+    unsigned amo_tests; /* bit mask over rb_amo_only_names of those -t named (not run by the RMA benchmarks) */
     unsigned supported; /* tests this binary implements */
     unsigned locs;      /* bit mask of src:dst combos selected with -l (bit = src*2+dst), 0: default */
     size_t min_size, max_size;
@@ -176,7 +177,6 @@ static inline int rb_parse_loc(const char *s, size_t len)
     return -1;
 }
 
-/* Returns 0 on success, 1 for --help (caller exits 0), -1 on error. */
 /* The index of the n-byte name at s among names[0..count), or -1. */
 static inline int rb_name_index(const char *const *names, int count, const char *s, size_t n)
 {
@@ -184,6 +184,14 @@ static inline int rb_name_index(const char *const *names, int count, const char 
         if (strlen(names[t]) == n && strncmp(s, names[t], n) == 0) return t;
     return -1;
 }
+
+/* bench_shmem_amo's and bench_mpi_amo's other tests: -t accepts and skips them (rb_opts::amo_tests
+ * says which were named), so that raw UCX's fetch-add runs in the same list (and alternation) as
+ * theirs (bench/run-all). */
+static const char *const rb_amo_only_names[] = {"add_lat", "fxor_lat"};
+#define RB_NAMO ((int)(sizeof rb_amo_only_names / sizeof rb_amo_only_names[0]))
+
+/* Returns 0 on success, 1 for --help (caller exits 0), -1 on error. */
 
 static inline int rb_parse_opts(int argc, char **argv, struct rb_opts *o)
 {
@@ -218,16 +226,15 @@ static inline int rb_parse_opts(int argc, char **argv, struct rb_opts *o)
             while (*s) {
                 size_t n = strcspn(s, ",");
                 const int found = rb_name_index(rb_test_names, RB_NTESTS, s, n);
-                /* bench_shmem_amo's and bench_mpi_amo's other tests: skipped, so that raw UCX's
-                 * fetch-add runs in the same list (and alternation) as theirs (bench/run-all). */
-                static const char *const amo_only[] = {"add_lat", "fxor_lat"};
-                const int foreign = found < 0 && rb_name_index(amo_only, (int)(sizeof amo_only / sizeof amo_only[0]), s, n) >= 0;
-                if (found < 0 && !foreign) {
+                const int amo = found < 0 ? rb_name_index(rb_amo_only_names, RB_NAMO, s, n) : -1;
+                if (found < 0 && amo < 0) {
                     fprintf(stderr, "%s: unknown test '%.*s'\n", o->prog, (int)n, s);
                     return -1;
                 }
-                if (foreign) any_unsupported = 1;
-                else if (o->supported & (1u << found)) o->tests |= 1u << found;
+                if (amo >= 0) {
+                    o->amo_tests |= 1u << amo;
+                    any_unsupported = 1;
+                } else if (o->supported & (1u << found)) o->tests |= 1u << found;
                 else any_unsupported = 1; /* e.g. p_lat for MPI: skipped, so one list serves all binaries */
                 s += n;
                 if (*s == ',') ++s;
@@ -410,16 +417,22 @@ static inline void rb_measure(const struct rb_opts *o, const struct rb_job *j, r
 
 static inline const char *rb_unit(int test) { return rb_is_rate(test) ? "Mmsg/s" : rb_is_bw(test) ? "MB/s" : "us"; }
 
-static inline void rb_print_result(const struct rb_opts *o, const struct rb_result *r)
+/* `name`: the test's name in the line (rb_print_result: its own). */
+static inline void rb_print_result_as(const struct rb_opts *o, const struct rb_result *r, const char *name)
 {
     if (o->quiet_results) return;
     const char *fmt = rb_is_bw(r->job.test) ? "RESULT test=%s size=%zu src=%s dst=%s value=%.1f unit=%s best=%.1f "
                                               "iters=%ld reps=%d window=%d\n"
                                             : "RESULT test=%s size=%zu src=%s dst=%s value=%.4f unit=%s best=%.4f "
                                               "iters=%ld reps=%d window=%d\n";
-    printf(fmt, rb_test_names[r->job.test], r->job.size, rb_loc_names[r->job.src], rb_loc_names[r->job.dst], r->value,
+    printf(fmt, name, r->job.size, rb_loc_names[r->job.src], rb_loc_names[r->job.dst], r->value,
            rb_unit(r->job.test), r->best, r->iters, r->reps, rb_is_windowed(r->job.test) ? o->window : 1);
     fflush(stdout);
+}
+
+static inline void rb_print_result(const struct rb_opts *o, const struct rb_result *r)
+{
+    rb_print_result_as(o, r, rb_test_names[r->job.test]);
 }
 
 static inline void rb_print_table(const struct rb_opts *o, const char *title, const struct rb_result *res, int n)

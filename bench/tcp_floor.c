@@ -8,7 +8,7 @@
  * test asked for (put_lat, get_lat, fadd_lat, add_lat, fxor_lat) reports the same measurement at
  * 8 B: a 32-byte request (about a UCX active message's header and 8 B) and a 32-byte reply. Other
  * tests and sizes are skipped (add_lat and fxor_lat only beside one of the others, as in the amo
- * series). MPI only passes the listening port; rank 0 times, rank 1 echoes.
+ * series: rb_opts::amo_tests). MPI only passes the listening port; rank 0 times, rank 1 echoes.
  *
  *   mpirun -np 2 ./bench_tcp_floor -t get_lat,fadd_lat [rma_common options]
  */
@@ -71,25 +71,11 @@ static double run_batch(void *ctx, const struct rb_job *j, long n)
     return rb_now_ns() - t0;
 }
 
-/* add_lat and fxor_lat are bench_shmem_amo's names, which rma_common.h skips: taken from -t here. */
-static int asked(int argc, char **argv, const char *name)
-{
-    for (int i = 1; i + 1 < argc; ++i)
-        if (!strcmp(argv[i], "-t") || !strcmp(argv[i], "--tests")) {
-            const char *s = argv[i + 1];
-            const size_t len = strlen(name);
-            for (const char *p = strstr(s, name); p; p = strstr(p + 1, name))
-                if ((p == s || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
-        }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     struct rb_opts o;
     memset(&o, 0, sizeof o);
     o.supported = (1u << RB_PUT_LAT) | (1u << RB_GET_LAT) | (1u << RB_FADD_LAT);
-    const int add = asked(argc, argv, "add_lat"), fxor = asked(argc, argv, "fxor_lat");
     int prc = rb_parse_opts(argc, argv, &o);
     int me;
     const int ended = rb_mpi_pair_start(&argc, &argv, prc, &me);
@@ -139,22 +125,20 @@ int main(int argc, char **argv)
             tf_send(b);
         }
     } else {
-        printf("INFO impl=tcp_floor lib=\"loopback TCP\" npes=2 mode=%s jobs=%d\n", o.mode, njobs + add + fxor);
+        printf("INFO impl=tcp_floor lib=\"loopback TCP\" npes=2 mode=%s jobs=%d\n", o.mode,
+               njobs + __builtin_popcount(o.amo_tests));
         struct rb_result r;
         for (int i = 0; i < njobs; ++i) {
             rb_measure(&o, &jobs[i], run_batch, NULL, &r);
             rb_print_result(&o, &r);
         }
-        /* The same round trip under bench_shmem_amo's names (rb_print_result knows only its own). */
-        const char *amo[2] = {add ? "add_lat" : NULL, fxor ? "fxor_lat" : NULL};
-        struct rb_job j = {.test = RB_FADD_LAT, .size = 8, .src = RB_HEAP, .dst = RB_HEAP};
-        for (int k = 0; k < 2; ++k) {
-            if (!amo[k]) continue;
+        /* The same round trip under the names of bench_shmem_amo's other tests. */
+        const struct rb_job j = {.test = RB_FADD_LAT, .size = 8, .src = RB_HEAP, .dst = RB_HEAP};
+        for (int k = 0; k < RB_NAMO; ++k) {
+            if (!(o.amo_tests & (1u << k))) continue;
             rb_measure(&o, &j, run_batch, NULL, &r);
-            printf("RESULT test=%s size=8 src=heap dst=heap value=%.4f unit=us best=%.4f iters=%ld reps=%d window=1\n",
-                   amo[k], r.value, r.best, r.iters, r.reps);
+            rb_print_result_as(&o, &r, rb_amo_only_names[k]);
         }
-        fflush(stdout);
         char b[TF_MSG] = {'Q'};
         tf_send(b);
     }

@@ -104,8 +104,7 @@ void bcast_flat_sync(frame &f, char *dest, const char *src, std::size_t bytes, i
         const int mine = flat_id(f, f.me);
         for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
     }
-    for (int s = 0; s < f.n; ++s)
-        if (s != f.me) wait_ctr(f, flat_id(f, s), 1);
+    await_flat(f, f.me);
 }
 
 // Broadcast: the algorithm, then a sync of the group.
@@ -126,19 +125,13 @@ void bcast_flat_sync(frame &f, char *dest, const char *src, std::size_t bytes, i
 // signals: for nodes with more PEs than CPUs, where every wait costs a context switch.
 void bcast_central_sync(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     if (f.me == root) {
-        for (int s = 0; s < f.n; ++s)
-            if (s != root) wait_ctr(f, flat_id(f, s), 1);
+        await_flat(f, root);
         for (int k = 1; k < f.n; ++k) put_signal(f, (root + k) % f.n, dest, src, bytes, flat_id(f, root));
         if (team_sem) copy_local(dest, src, bytes);
     } else {
         signal(f, root, flat_id(f, f.me));
         wait_ctr(f, flat_id(f, root), 1);
     }
-}
-
-void await_entries(frame &f, int root) {
-    for (int s = 0; s < f.n; ++s)
-        if (s != root) wait_ctr(f, flat_id(f, s), 1);
 }
 
 // Larger messages in small groups off the direct path: the central sync's entry half, then the
@@ -156,9 +149,9 @@ void await_entries(frame &f, int root) {
 void bcast_central_tree(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     const bool send_first = f.n == 2;
     if (f.me != root) signal(f, root, flat_id(f, f.me));
-    else if (!send_first) await_entries(f, root);
+    else if (!send_first) await_flat(f, root);
     bcast_push(f, dest, src, bytes, root, false, team_sem);
-    if (f.me == root && send_first) await_entries(f, root);
+    if (f.me == root && send_first) await_flat(f, root);
 }
 
 // Small messages on small teams, no sync: the root puts the data into slot k = call % mbox_slots of
@@ -197,7 +190,7 @@ void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int r
             t.scratch_used = false;
         }
         const int half = int(t.eager_mid_calls++ & 1);
-        slot = t.scratch + std::size_t(half) * (t.scratch_bytes / 2 / 64 * 64);
+        slot = t.scratch + std::size_t(half) * scratch_half(t);
         need = std::max(need, t.eager_mid_last[half]);
         t.eager_mid_last[half] = call + 1;
     }

@@ -64,6 +64,9 @@ void init_team_frame(frame &f, const char *routine, team &t);
 void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen);
 void finish_as(frame &f);
 
+// The first half of a team's scratch (64-byte aligned): the gather region (two parities), the rest
+// the chunk region; the two halves of an eager broadcast's data (broadcast.cpp).
+inline std::size_t scratch_half(const team &t) { return t.scratch_bytes / 2 / 64 * 64; }
 // ---- waiting ----------------------------------------------------------------------------------
 
 double now_seconds();
@@ -116,7 +119,7 @@ void eager_wait_done(frame &f, std::uint64_t need);
 // The largest eager broadcast of a team whose data goes through its scratch (bcast_eager): half the
 // scratch (the halves alternate), and one signal message's data at most.
 inline std::size_t eager_mid_max(const frame &f) {
-    return f.legacy() ? 0 : std::min(signal_message_max, f.t->scratch_bytes / 2 / 64 * 64);
+    return f.legacy() ? 0 : std::min(signal_message_max, scratch_half(*f.t));
 }
 inline void eager_settle(frame &f) {
     if (USHMEM_UNLIKELY(f.t && f.t->eager_owed)) {
@@ -177,6 +180,7 @@ plan select_sync(frame &f);  // the sync a group would use (select on family::sy
 void group_sync(frame &f);                      // every member has entered (the selected sync)
 inline void entry_sync(frame &f) { group_sync(f); }
 int flat_id(const frame &f, int s);             // the flat sync's counter for signals from rank s
+void await_flat(frame &f, int except);          // one flat_id signal from every member but `except`
 void flat_exchange_wait(frame &f);              // one from(s) signal from every other member
 // This call's half of the team's gather region: the two halves alternate, call by call, on every
 // member alike, so a member that enters the next gather exchange while another still reads this

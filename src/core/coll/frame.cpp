@@ -47,7 +47,7 @@ void init_team_frame(frame &f, const char *routine, team &t) {
     f.coff = std::size_t(reinterpret_cast<std::uintptr_t>(t.ctr) - rt.seg[seg_heap].base);
     f.seen = slot_seen(t.slot);
     f.sent = t.sent_from.data();
-    std::size_t half = t.scratch_bytes / 2 / 64 * 64;
+    const std::size_t half = scratch_half(t);
     f.gbuf = t.scratch;
     f.gbytes = half / 2 / 64 * 64;  // two parities
     f.cbuf = t.scratch + half;

@@ -23,6 +23,11 @@ void flat_exchange_wait(frame &f) {
 // consecutive barriers).
 int flat_id(const frame &f, int s) { return f.legacy() ? ctr::bar(s) : ctr::from(s); }
 
+void await_flat(frame &f, int except) {
+    for (int s = 0; s < f.n; ++s)
+        if (s != except) wait_ctr(f, flat_id(f, s), 1);
+}
+
 void group_sync(frame &f) {
     const plan p = select_sync(f);
     if (p == plan::sync_dissemination) return dissemination(f);
@@ -33,7 +38,7 @@ void group_sync(frame &f) {
         // Rank 0 leaves first, which also lets whatever it does next (e.g. the root of a
         // broadcast) start while the others are still being scheduled.
         if (f.me == 0) {
-            for (int s = 1; s < f.n; ++s) wait_ctr(f, id(s), 1);
+            await_flat(f, 0);
             for (int k = 1; k < f.n; ++k) signal(f, k, id(0));
         } else {
             signal(f, 0, id(f.me));
@@ -43,8 +48,7 @@ void group_sync(frame &f) {
     }
     const int mine = id(f.me);
     for (int k = 1; k < f.n; ++k) signal(f, (f.me + k) % f.n, mine);
-    for (int s = 0; s < f.n; ++s)
-        if (s != f.me) wait_ctr(f, id(s), 1);
+    await_flat(f, f.me);
 }
 
 // Every member's `bytes` bytes of `mine` into this member's gather region (teams, n <= max_from),
