@@ -11,6 +11,8 @@
  *   cswap_lat  MPI_Compare_and_swap + flush            (shmem_long_atomic_compare_swap)
  *   add_lat    MPI_Accumulate(MPI_SUM) + flush         (shmem_long_atomic_add + shmem_quiet)
  *   inc_rate   MPI_Accumulate(MPI_SUM), flush every 64 (shmem_long_atomic_inc issue rate)
+ *   fadd_nbi_rate MPI_Fetch_and_op(MPI_SUM) into 64 results, flush every 64
+ *              (shmem_long_atomic_fetch_add_nbi issue rate)
  *   fxor_lat   MPI_Fetch_and_op(MPI_BXOR) of a high bit + flush (shmem_ulong_atomic_fetch_xor;
  *              an odd batch evened out after the timing)
  *
@@ -29,9 +31,9 @@
 
 #include "test_list.h"
 
-enum test { T_FADD, T_FETCH, T_SWAP, T_CSWAP, T_ADD, T_INC_RATE, T_FXOR, NTESTS };
+enum test { T_FADD, T_FETCH, T_SWAP, T_CSWAP, T_ADD, T_INC_RATE, T_FXOR, T_FADD_NBI_RATE, NTESTS };
 static const char *const test_names[NTESTS] = {"fadd_lat", "fetch_lat", "swap_lat", "cswap_lat",
-                                               "add_lat",  "inc_rate",  "fxor_lat"};
+                                               "add_lat",  "inc_rate",  "fxor_lat", "fadd_nbi_rate"};
 #define FXOR_BIT (1UL << 62) /* far above the counts the adding tests leave in the word */
 enum { HEAP, STATIC, NLOCS };
 static const char *const loc_names[NLOCS] = {"heap", "static"};
@@ -59,6 +61,7 @@ static double run_batch(int t, MPI_Win win, long n)
 {
     const long one = 1, zero = 0;
     long got = 0, acc = 0;
+    long results[64]; /* fadd_nbi_rate: each fetch of a window has its own result, read after the flush */
     double t0 = now_ns();
     for (long i = 0; i < n; ++i) {
         switch (t) {
@@ -78,12 +81,17 @@ static double run_batch(int t, MPI_Win win, long n)
             got = (long)old;
             break;
         }
+        case T_FADD_NBI_RATE: MPI_Fetch_and_op(&one, &results[i & 63], MPI_LONG, tgt, 0, MPI_SUM, win); break;
         }
-        if (t != T_INC_RATE || (i & 63) == 63) MPI_Win_flush(tgt, win);
+        const int windowed = t == T_INC_RATE || t == T_FADD_NBI_RATE;
+        if (!windowed || (i & 63) == 63) {
+            MPI_Win_flush(tgt, win);
+            if (t == T_FADD_NBI_RATE) got = results[0];
+        }
         acc += got;
     }
-    if (t == T_INC_RATE) MPI_Win_flush(tgt, win);
-    if (t == T_FADD || t == T_ADD || t == T_INC_RATE) expected_total += n;
+    if (t == T_INC_RATE || t == T_FADD_NBI_RATE) MPI_Win_flush(tgt, win);
+    if (t == T_FADD || t == T_ADD || t == T_INC_RATE || t == T_FADD_NBI_RATE) expected_total += n;
     double t1 = now_ns();
     if (t == T_FXOR && (n & 1)) { /* back to the value the checks expect */
         unsigned long bit = FXOR_BIT, old = 0;

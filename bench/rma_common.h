@@ -188,7 +188,7 @@ static inline int rb_name_index(const char *const *names, int count, const char 
 /* bench_shmem_amo's and bench_mpi_amo's other tests: -t accepts and skips them (rb_opts::amo_tests
  * says which were named), so that raw UCX's fetch-add runs in the same list (and alternation) as
  * theirs (bench/run-all). */
-static const char *const rb_amo_only_names[] = {"add_lat", "fxor_lat"};
+static const char *const rb_amo_only_names[] = {"add_lat", "fxor_lat", "inc_rate", "fadd_nbi_rate"};
 #define RB_NAMO ((int)(sizeof rb_amo_only_names / sizeof rb_amo_only_names[0]))
 
 /* Returns 0 on success, 1 for --help (caller exits 0), -1 on error. */

@@ -24,6 +24,15 @@
  *            shmem_ctx_quiet; then get_nbi's left to shmem_ctx_destroy's quiet.
  *   wait     PE 0 get_nbi's a word of PE 1 into a symmetric word and waits (wait_until) for the
  *            value to land there, with no quiet: the batch must leave when the wait starts.
+ * Fetching non-blocking atomics (fetch_add_nbi, compare_swap_nbi, ...) join the same batches:
+ *   held-amo as `held`, with a fetch_add_nbi: its old value stays unwritten until the quiet.
+ *   amo      (default context, then a private one) every PE issues 1500 fetch_add_nbi's of 1 on
+ *            the counters of random PEs: per target, one PE's old values increase in its issue
+ *            order, and the old values all PEs got from a target are exactly 0 .. its final
+ *            count - 1 (each marked once in a symmetric table there); a chain of 300
+ *            compare_swap_nbi's (i -> i + 1) on a word of the next PE all succeed in order; a
+ *            put_nbi, fetch_nbi, swap_nbi, 32-bit fetch_and/or/xor_nbi and a blocking fetch in
+ *            program order against them.
  * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it). */
 #include "common.h"
 #include <mpi.h>
@@ -224,6 +233,103 @@ static void test_wait(void) {
     shmem_barrier_all();
 }
 
+static void test_held_amo(void) {
+#if TEST_WITH_USHMEM
+    word = 4242;
+    shmem_barrier_all();
+    if (me == 0) {
+        static volatile long got;
+        got = -1;
+        shmem_long_atomic_fetch_add_nbi((long *)&got, &word, 3, 1);
+        const double end = now_s() + 0.1;
+        while (now_s() < end)
+            CHECK(got == -1, "held-amo: a fetch_add_nbi completed while its PE made no library call: not batched");
+        shmem_quiet();
+        CHECK(got == 4242, "held-amo: the fetch_add_nbi fetched %ld after the quiet, expected 4242", got);
+        CHECK(shmem_long_atomic_fetch(&word, 1) == 4245, "held-amo: the word is not 4245 after the fetch_add_nbi of 3");
+    }
+    shmem_barrier_all();
+#endif
+}
+
+#define AMO_N 1500
+#define CHAIN 300
+#define MAX_PES 8
+static long counter;                        /* fetch_add_nbi target on every PE */
+static unsigned char seen[MAX_PES * AMO_N]; /* seen[v] on PE t: some PE fetched v from t's counter */
+static long chain[MAX_PES];                 /* chain[p] on PE p + 1: p's compare_swap_nbi chain */
+static unsigned int bits32[MAX_PES];        /* bits32[p] on PE p + 1: p's 32-bit bitwise ops */
+
+static void test_amo(shmem_ctx_t ctx, const char *what) {
+    static long got[AMO_N], olds[CHAIN], tail[4];
+    static int pes[AMO_N];
+    static unsigned int b32[3];
+    static int i32;
+    const long one = 1;
+    counter = 0;
+    memset(seen, 0, sizeof seen);
+    const int next = (me + 1) % npes;
+    chain[(me + npes - 1) % npes] = 0;
+    bits32[(me + npes - 1) % npes] = 0xf0f0f0f0u;
+    shmem_barrier_all();
+    rng_state = 999u + (unsigned long)me;
+    for (int k = 0; k < AMO_N; ++k) {
+        pes[k] = (int)(rnd() % (unsigned long)npes);
+        got[k] = -1;
+        shmem_ctx_long_atomic_fetch_add_nbi(ctx, &got[k], &counter, one, pes[k]);
+    }
+    for (int i = 0; i < CHAIN; ++i) shmem_ctx_long_atomic_compare_swap_nbi(ctx, &olds[i], &chain[me], i, i + 1, next);
+    const long thousand = 1000;
+    shmem_ctx_long_put_nbi(ctx, &chain[me], &thousand, 1, next);
+    shmem_ctx_long_atomic_fetch_nbi(ctx, &tail[0], &chain[me], next);
+    shmem_ctx_long_atomic_swap_nbi(ctx, &tail[1], &chain[me], 2000, next);
+    shmem_ctx_long_atomic_add(ctx, &chain[me], 5, next);
+    shmem_ctx_long_atomic_compare_swap_nbi(ctx, &tail[2], &chain[me], 2005, 3000, next);
+    shmem_ctx_uint_atomic_fetch_and_nbi(ctx, &b32[0], &bits32[me], 0xff00ff00u, next);
+    shmem_ctx_uint_atomic_fetch_or_nbi(ctx, &b32[1], &bits32[me], 0x0000000fu, next);
+    shmem_ctx_uint_atomic_fetch_xor_nbi(ctx, &b32[2], &bits32[me], 0x80000001u, next);
+    i32 = -7;
+    shmem_ctx_int_atomic_fetch_add_nbi(ctx, &i32, (int *)&bits32[me], 1, next);
+    /* A blocking fetch after them: the batch leaves first, so it sees every one of them. */
+    tail[3] = shmem_ctx_long_atomic_fetch(ctx, &chain[me], next);
+    shmem_ctx_quiet(ctx);
+    long last[MAX_PES];
+    for (int p = 0; p < MAX_PES; ++p) last[p] = -1;
+    for (int k = 0; k < AMO_N; ++k) {
+        CHECK(got[k] > last[pes[k]], "%s: fetch_add_nbi %d on PE %d fetched %ld after %ld: not in issue order", what, k,
+              pes[k], got[k], last[pes[k]]);
+        CHECK(got[k] < (long)npes * AMO_N, "%s: fetch_add_nbi %d on PE %d fetched %ld", what, k, pes[k], got[k]);
+        last[pes[k]] = got[k];
+    }
+    for (int i = 0; i < CHAIN; ++i)
+        CHECK(olds[i] == i, "%s: compare_swap_nbi %d (%d -> %d) on PE %d found %ld", what, i, i, i + 1, next, olds[i]);
+    CHECK(tail[0] == 1000 && tail[1] == 1000 && tail[2] == 2005 && tail[3] == 3000,
+          "%s: put_nbi 1000, fetch_nbi, swap_nbi 2000, add 5, compare_swap_nbi 2005 -> 3000, fetch: fetched %ld %ld "
+          "%ld %ld, expected 1000 1000 2005 3000", what, tail[0], tail[1], tail[2], tail[3]);
+    const unsigned int a = 0xf0f0f0f0u & 0xff00ff00u, o = a | 0xfu, x = o ^ 0x80000001u;
+    CHECK(b32[0] == 0xf0f0f0f0u && b32[1] == a && b32[2] == o && (unsigned int)i32 == x,
+          "%s: 32-bit fetch_and/or/xor_nbi, fetch_add_nbi fetched %#x %#x %#x %#x, expected %#x %#x %#x %#x", what,
+          b32[0], b32[1], b32[2], (unsigned int)i32, 0xf0f0f0f0u, a, o, x);
+    /* Mark every fetched value in its target's table. */
+    const unsigned char yes = 1;
+    for (int k = 0; k < AMO_N; ++k) shmem_ctx_putmem_nbi(ctx, &seen[got[k]], &yes, 1, pes[k]);
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    CHECK(chain[(me + npes - 1) % npes] == 3000, "%s: chain word %ld, expected 3000", what,
+          chain[(me + npes - 1) % npes]);
+    CHECK(bits32[(me + npes - 1) % npes] == x + 1, "%s: 32-bit word %#x, expected %#x", what,
+          bits32[(me + npes - 1) % npes], x + 1);
+    for (long v = 0; v < (long)sizeof seen; ++v)
+        CHECK(seen[v] == (v < counter), "%s: counter %ld on PE %d: old value %ld fetched %s", what, counter, me, v,
+              v < counter ? "by nobody (another fetched twice)" : "beyond the count");
+    static long total, sum_src;
+    sum_src = counter;
+    shmem_barrier_all();
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &total, &sum_src, 1);
+    CHECK(total == (long)npes * AMO_N, "%s: the counters add up to %ld, expected %ld", what, total, (long)npes * AMO_N);
+    shmem_barrier_all();
+}
+
 int main(int argc, char **argv) {
     CHECK_NOSHMEM(argc == 2 && (!strcmp(argv[1], "held") || !strcmp(argv[1], "free")), "usage: get_pack held|free");
     const int held = !strcmp(argv[1], "held");
@@ -242,6 +348,13 @@ int main(int argc, char **argv) {
     test_pe_test();
     test_ctx();
     if (npes >= 2) test_wait();
+    if (held && npes >= 2) test_held_amo();
+    CHECK(npes <= MAX_PES, "at most %d PEs", MAX_PES);
+    test_amo(SHMEM_CTX_DEFAULT, "amo");
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
+    test_amo(ctx, "amo ctx");
+    shmem_ctx_destroy(ctx);
     shmem_barrier_all();
     if (me == 0) printf("get_pack %s: OK (%d PEs)\n", argv[1], npes);
     shmem_finalize();

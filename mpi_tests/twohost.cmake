@@ -25,6 +25,13 @@ ushmem_mpi_test(coll_data_node PROGRAM coll_data NP 4 CONFIGS twohost ENV USHMEM
                 LABELS twohost)
 ushmem_mpi_test(coll_backtoback_node PROGRAM coll_backtoback NP 4 CONFIGS twohost ENV USHMEM_COLLECT_ALGO=node
                 TIMEOUT 300 LABELS twohost)
+# Broadcasts forced eager (USHMEM_BCAST_ALGO=eager) across hosts, where the automatic choice keeps
+# the node leaders: the mailbox slots up to 128 B and the scratch halves above, a same-host member
+# written directly and the other host's through UCX in one call, and back to back.
+ushmem_mpi_test(coll_data_bcast_eager PROGRAM coll_data ARGS quick NP 4 CONFIGS twohost ENV USHMEM_BCAST_ALGO=eager
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(coll_backtoback_bcast_eager PROGRAM coll_backtoback ARGS 300 NP 4 CONFIGS twohost
+                ENV USHMEM_BCAST_ALGO=eager TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
                 TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)

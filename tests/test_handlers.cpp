@@ -186,6 +186,67 @@ TEST_F(Handlers, GetBatchRepliesWithTheBytesInOrder) {
     EXPECT_EQ(std::memcmp(out.data(), want, 12), 0);
 }
 
+// Fetching atomics in a batch, between gets: each runs where it stands in the list (a get after
+// it reads its result) and its old value takes its place in the reply.
+TEST_F(Handlers, GetBatchRunsFetchingAtomicsInOrder) {
+    std::uint64_t w64 = 40;
+    std::uint32_t w32 = 0xf0f0f0f0u;
+    std::memcpy(heap + 64, &w64, 8);
+    std::memcpy(heap + 128, &w32, 4);
+    std::vector<char> l(2 * pp::fetch_record_bytes + pp::get_record_bytes + 3 * pp::fetch_record_bytes);
+    std::size_t o = 0;
+    pp::append_fetch(l.data(), o, at(64), 8, pp::fetch_kind::fetch_add, 2, 0), o += pp::fetch_record_bytes;
+    pp::append_fetch(l.data(), o, at(64), 8, pp::fetch_kind::cswap, 100, 42), o += pp::fetch_record_bytes;
+    pp::append_get(l.data(), o, at(64), 8), o += pp::get_record_bytes;
+    pp::append_fetch(l.data(), o, at(64), 8, pp::fetch_kind::cswap, 7, 42), o += pp::fetch_record_bytes;  // no match
+    pp::append_fetch(l.data(), o, at(128), 4, pp::fetch_kind::fetch_xor, 0xffu, 0), o += pp::fetch_record_bytes;
+    pp::append_fetch(l.data(), o, at(128), 4, pp::fetch_kind::swap, 5, 0), o += pp::fetch_record_bytes;
+    ASSERT_EQ(o, l.size());
+    unsigned char out[8 * 4 + 4 * 2];
+    core::pack_gather_reply(list_header(sizeof out), l.data(), l.size(), out);
+    std::uint64_t r64[4];
+    std::uint32_t r32[2];
+    std::memcpy(r64, out, 32);
+    std::memcpy(r32, out + 32, 8);
+    EXPECT_EQ(r64[0], 40u);   // fetch_add 2: old 40
+    EXPECT_EQ(r64[1], 42u);   // cswap 42 -> 100: old 42
+    EXPECT_EQ(r64[2], 100u);  // the get after it
+    EXPECT_EQ(r64[3], 100u);  // cswap 42 -> 7 fails: old 100
+    EXPECT_EQ(r32[0], 0xf0f0f0f0u);
+    EXPECT_EQ(r32[1], 0xf0f0f00fu);
+    std::memcpy(&w64, heap + 64, 8);
+    std::memcpy(&w32, heap + 128, 4);
+    EXPECT_EQ(w64, 100u);
+    EXPECT_EQ(w32, 5u);
+}
+
+// A batched atomic on a word that is not 4 or 8 bytes or not aligned to its size, one cut short,
+// an unknown operation: the job ends with the handler's message.
+TEST_F(Handlers, MalformedBatchedAtomicEndsTheJob) {
+    std::uint64_t w = 9;
+    std::memcpy(heap + 64, &w, 8);
+    unsigned char out[16];
+    const auto one = [this](std::uint64_t addr, std::uint32_t n, pp::fetch_kind k) {
+        std::vector<char> l(pp::fetch_record_bytes);
+        pp::append_fetch(l.data(), 0, addr, n, k, 1, 0);
+        return l;
+    };
+    const auto bad_size = one(at(64), 2, pp::fetch_kind::fetch_add);
+    EXPECT_EXIT(core::pack_gather_reply(list_header(2), bad_size.data(), bad_size.size(), out),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
+    const auto misaligned = one(at(68), 8, pp::fetch_kind::fetch_add);
+    EXPECT_EXIT(core::pack_gather_reply(list_header(8), misaligned.data(), misaligned.size(), out),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
+    const auto ok = one(at(64), 8, pp::fetch_kind::fetch_add);
+    EXPECT_EXIT(core::pack_gather_reply(list_header(8), ok.data(), ok.size() - 16, out),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
+    auto unknown = one(at(64), 8, pp::fetch_kind::fetch_add);
+    const std::uint32_t k = pp::fetch_kind_max + 1;
+    std::memcpy(unknown.data() + 12, &k, 4);
+    EXPECT_EXIT(core::pack_gather_reply(list_header(8), unknown.data(), unknown.size(), out),
+                ::testing::ExitedWithCode(1), "malformed get batch request");
+}
+
 // A get outside the segments, a list whose lengths do not add up to the stated reply, a list cut
 // short, a zero-length record: the job ends with the handler's message, nothing copied.
 TEST_F(Handlers, MalformedGetBatchEndsTheJob) {

@@ -77,8 +77,9 @@ template <class U> inline U amo_direct(amo op, U *p, U v, U cmp) {
 // UCX route (atomic.cpp), instantiated for uint32_t and uint64_t.
 //   amo_ucx_fetching: blocking; returns the old value (fetch, swap, cswap, fetch_*).
 //   amo_ucx_post:     non-fetching (set, add, and, or, xor); completes at the next quiet.
-//   amo_ucx_nbi:      fetching, result into *fetch at the next quiet (the emulated bitwise ones
-//                     complete before returning).
+//   amo_ucx_nbi:      fetching, result into *fetch at the next quiet (where puts are packed, a
+//                     record of the PE's get batch; otherwise the emulated bitwise ones complete
+//                     before returning).
 template <class U>
 U amo_ucx_fetching(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
                    amo op, U v, U cmp);

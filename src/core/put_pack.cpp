@@ -29,7 +29,9 @@
 // both: a get after puts to its PE sends the puts first, and a put after gets sends the gets, so
 // that each reads or writes the target's memory where the program put it (the target runs
 // messages of one endpoint in order). The batch leaves when a pack would: at a wait or test of its
-// thread, at any other operation of the context to its PE, at fence, quiet, pe_quiet.
+// thread, at any other operation of the context to its PE, at fence, quiet, pe_quiet. Fetching
+// non-blocking atomics join the batch too (pack_fetch): their result is due at quiet as well; the
+// target applies each where its record stands and answers its old value in the reply.
 #include "core/runtime.hpp"
 #include "util/put_pack.hpp"
 
@@ -230,8 +232,10 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
     c.pack_last = std::uint8_t(i);
 }
 
-void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n) {
-    constexpr std::size_t need = util::put_pack::get_record_bytes;
+namespace {
+// The slot of c's get batch to `pe` with room for a record of `need` bytes and n more bytes of
+// reply, sending the PE's pack or batch first when it has none (opening one).
+context::pack_slot &batch_with_room(const char *routine, context &c, int pe, std::size_t need, std::size_t n) {
     int found = pack_slot_of(c, pe);
     if (found >= 0) {
         const context::pack_slot &k = c.packs[found];
@@ -242,15 +246,34 @@ void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void
         }
     }
     const unsigned i = found >= 0 ? unsigned(found) : open_pack(routine, c, pe);
+    c.pack_last = std::uint8_t(i);
     context::pack_slot &k = c.packs[i];
     k.gets = true;
-    util::put_pack::append_get(k.buf.get(), k.len, raddr, std::uint32_t(n));
+    return k;
+}
+
+void add_dest(context &c, context::pack_slot &k, int pe, std::size_t need, void *dst, std::size_t n) {
     k.len += std::uint32_t(need);
     k.reply_bytes += std::uint32_t(n);
     k.dests.push_back({dst, std::uint32_t(n)});
-    c.pack_last = std::uint8_t(i);
     // Issued now (the C++ API's per-PE reports count it outstanding); done when its reply is in.
     c.reply_issued(pe).fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace
+
+void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n) {
+    constexpr std::size_t need = util::put_pack::get_record_bytes;
+    context::pack_slot &k = batch_with_room(routine, c, pe, need, n);
+    util::put_pack::append_get(k.buf.get(), k.len, raddr, std::uint32_t(n));
+    add_dest(c, k, pe, need, dst, n);
+}
+
+void pack_fetch(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n,
+                util::put_pack::fetch_kind kind, std::uint64_t operand, std::uint64_t cmp) {
+    constexpr std::size_t need = util::put_pack::fetch_record_bytes;
+    context::pack_slot &k = batch_with_room(routine, c, pe, need, n);
+    util::put_pack::append_fetch(k.buf.get(), k.len, raddr, std::uint32_t(n), kind, operand, cmp);
+    add_dest(c, k, pe, need, dst, n);
 }
 
 void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n) {

@@ -307,6 +307,10 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
 // Adds an n-byte get_nbi from raddr on `pe` into dst (n <= c.pack_item) to c's get batch for that
 // PE, as pack_put does: one request for many, one reply (pend_gets).
 void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n);
+// The same for a fetching non-blocking atomic on the n-byte word (4 or 8) at raddr on `pe`: its
+// record joins the batch, and the reply's old value goes to dst (atomic.cpp, amo_ucx_nbi).
+void pack_fetch(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n,
+                util::put_pack::fetch_kind kind, std::uint64_t operand, std::uint64_t cmp);
 // The batches of `c` whose replies are awaited are forgotten: a reply that comes later writes
 // nothing (the context is being destroyed).
 void forget_get_batches(const context &c);

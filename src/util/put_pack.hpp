@@ -64,8 +64,17 @@ template <class Valid, class F> bool for_each(const void *pack, std::size_t n, V
 // ---- get batches ---------------------------------------------------------------------------------
 // Small get_nbi's from one PE, batched the same way (core/put_pack.cpp): one request lists them,
 // and the target's reply carries their bytes back to back, in the request's order. A request is
-// records of 16 bytes: u64 source address | u32 length | u32 0.
+// records of 16 bytes: u64 source address | u32 length | u32 0. Fetching non-blocking atomics
+// (fetch_add_nbi, compare_swap_nbi, ...) join the same lists: their records name the operation in
+// the last word and add two u64, the operand and the compare value (32 bytes); the target applies
+// the atomic there and the reply carries the old value, the word's 4 or 8 bytes, in its place.
 constexpr std::size_t get_record_bytes = 16;
+constexpr std::size_t fetch_record_bytes = 32;
+
+// What a record of a get batch does at the target.
+enum class fetch_kind : std::uint32_t { get = 0, fetch = 1, swap = 2, cswap = 3, fetch_add = 4, fetch_and = 5,
+                                        fetch_or = 6, fetch_xor = 7 };
+constexpr std::uint32_t fetch_kind_max = 7;
 
 inline void append_get(char *list, std::size_t at, std::uint64_t addr, std::uint32_t n) {
     const std::uint32_t len[2] = {n, 0};
@@ -73,29 +82,49 @@ inline void append_get(char *list, std::size_t at, std::uint64_t addr, std::uint
     std::memcpy(list + at + 8, len, 8);
 }
 
-// Calls f(addr, len) for each record of the n-byte request, in order, once every record has
-// passed valid(addr, len) and their lengths add up to `total` (the reply's size, which the
-// request's header states). False, having called f for none, when they do not or the request is
-// malformed (as for_each above: a bug of ours).
+// The record of a fetching atomic on the n-byte (4 or 8) word at addr: `operand` is the value it
+// adds, swaps in, ands, ors or xors (cswap: the new value), `cmp` cswap's expected value.
+inline void append_fetch(char *list, std::size_t at, std::uint64_t addr, std::uint32_t n, fetch_kind k,
+                         std::uint64_t operand, std::uint64_t cmp) {
+    const std::uint32_t len[2] = {n, std::uint32_t(k)};
+    std::memcpy(list + at, &addr, 8);
+    std::memcpy(list + at + 8, len, 8);
+    std::memcpy(list + at + 16, &operand, 8);
+    std::memcpy(list + at + 24, &cmp, 8);
+}
+
+// Calls f(addr, len, kind, operand, cmp) for each record of the n-byte request, in order, once
+// every record has passed valid(addr, len) and their lengths add up to `total` (the reply's size,
+// which the request's header states). False, having called f for none, when they do not or the
+// request is malformed (as for_each above: a bug of ours; an atomic's word must be 4 or 8 bytes,
+// aligned).
 template <class Valid, class F> bool for_each_get(const void *list, std::size_t n, std::size_t total, Valid valid, F f) {
     const char *b = static_cast<const char *>(list);
-    if (n % get_record_bytes) return false;
     std::size_t sum = 0;
-    for (std::size_t at = 0; at < n; at += get_record_bytes) {
-        std::uint64_t addr;
-        std::uint32_t len[2];
-        std::memcpy(&addr, b + at, 8);
-        std::memcpy(len, b + at + 8, 8);
-        if (len[1] != 0 || len[0] == 0 || !valid(addr, std::size_t(len[0]))) return false;
-        sum += len[0];
-    }
-    if (sum != total) return false;
-    for (std::size_t at = 0; at < n; at += get_record_bytes) {
-        std::uint64_t addr;
-        std::uint32_t len;
-        std::memcpy(&addr, b + at, 8);
-        std::memcpy(&len, b + at + 8, 4);
-        f(addr, std::size_t(len));
+    for (int pass = 0; pass < 2; ++pass) {  // check all, then apply
+        for (std::size_t at = 0; at < n;) {
+            if (n - at < get_record_bytes) return false;
+            std::uint64_t addr;
+            std::uint32_t len[2];
+            std::memcpy(&addr, b + at, 8);
+            std::memcpy(len, b + at + 8, 8);
+            if (len[1] > fetch_kind_max) return false;
+            const std::size_t rec = len[1] ? fetch_record_bytes : get_record_bytes;
+            if (pass == 0) {
+                if (rec > n - at || len[0] == 0 || !valid(addr, std::size_t(len[0]))) return false;
+                if (len[1] && ((len[0] != 4 && len[0] != 8) || (addr & (len[0] - 1)))) return false;
+                sum += len[0];
+            } else {
+                std::uint64_t operand = 0, cmp = 0;
+                if (len[1]) {
+                    std::memcpy(&operand, b + at + 16, 8);
+                    std::memcpy(&cmp, b + at + 24, 8);
+                }
+                f(addr, std::size_t(len[0]), fetch_kind(len[1]), operand, cmp);
+            }
+            at += rec;
+        }
+        if (pass == 0 && sum != total) return false;
     }
     return true;
 }
