@@ -22,7 +22,8 @@
  *    length instead. --max-s S takes no further batch once a job has run S seconds (at least one
  *    batch; the RESULT line's reps= says how many were taken), which bounds a collapsing library.
  *  - sizes: barrier 0; broadcast and reduce: the whole message; fcollect: each process's
- *    contribution; alltoall and alltoalls: each block (process-to-process message), as OSU.
+ *    contribution; alltoall and alltoalls: each block (process-to-process message), as OSU;
+ *    getall: each block too.
  * The library side supplies the hooks at the bottom (one call, barrier, sum/max of one double). */
 #ifndef USHMEM_BENCH_COLL_COMMON_H
 #define USHMEM_BENCH_COLL_COMMON_H
@@ -38,9 +39,15 @@
 #define CB_MAX_REPS 101
 #define CB_MAX_SIZES 32
 
-enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_NTESTS };
+enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_GETALL, CB_NTESTS };
 static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall",
-                                                     "alltoalls"};
+                                                     "alltoalls", "getall"};
+/* getall: not a collective, the pattern of one (SOS's spam all2all_get): every process fetches its
+ * block from every other one with blocking gets, the next process first (shmem_getmem; MPI_Get +
+ * MPI_Win_flush), so that every process waits for answers while the others wait for its own. Over
+ * a network each get needs its target's CPU: on a node with more processes than CPUs, how a waiting
+ * process shares the CPU decides it. Only when named, and at sizes up to CB_GETALL_MAX. */
+#define CB_GETALL_MAX ((size_t)1024)
 /* alltoalls: 64-bit elements, source stride 1, dest stride 2 (CB_STRIDE): block j of a process's
  * source is `size` bytes; the block from process p lands at element 2 * p * size / 8 of the dest,
  * every other element, the elements between left alone (checked). Only at sizes up to
@@ -103,8 +110,8 @@ static inline void cb_usage(const char *prog, const char *extra)
     printf("usage: %s [options]   (any number of processes)\n"
            "  -q, --quick        short batches, fewer repeats\n"
            "      --smoke        quickest (ctest): two sizes, 2 repeats\n"
-           "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall alltoalls (default all;\n"
-           "                     alltoalls only at sizes up to 1K)\n"
+           "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall alltoalls getall\n"
+           "                     (default all but getall; alltoalls and getall only at sizes up to 1K)\n"
            "  -s, --sizes LIST   comma list of sizes in bytes, K/M suffixes (default 8,1K,64K,1M; max 1M)\n"
            "  -r, --reps N       timed batches per job (default 11, quick 7)\n"
            "  -b, --batch-us N   target duration of a batch (default 4000, quick 1500)\n"
@@ -202,7 +209,7 @@ static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char 
         default: return -1;
         }
     }
-    if (!o->tests) o->tests = (1u << CB_NTESTS) - 1;
+    if (!o->tests) o->tests = ((1u << CB_NTESTS) - 1) & ~(1u << CB_GETALL);
     if (!o->nsizes) {
         if (o->smoke) {
             o->sizes[0] = 8;
@@ -349,6 +356,7 @@ static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), co
             size_t size = o->sizes[si];
             if (t == CB_BARRIER && si > 0) break;
             if (t == CB_ALLTOALLS && size > CB_ALLTOALLS_MAX) continue;
+            if (t == CB_GETALL && size > CB_GETALL_MAX) continue;
             cb_measure(o, t, size, &res[nres]);
             cb_print(&res[nres], lib, api);
             ++nres;

@@ -2,7 +2,9 @@
  * MPI_Barrier, MPI_Bcast (bytes, root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM), MPI_Allgather
  * (bytes per process) and MPI_Alltoall (bytes per block) on MPI_COMM_WORLD; alltoalls: MPI_Alltoall of
  * MPI_INT64_T blocks into a receive type of every other element (a vector resized to the block's
- * span), the strided layout of shmem_int64_alltoalls with dest stride 2.
+ * span), the strided layout of shmem_int64_alltoalls with dest stride 2; getall: MPI_Get of each
+ * block + MPI_Win_flush of its target, from every other process in turn (a window over the source,
+ * passive target, made only when getall runs).
  *
  *   mpirun -np 4 ./bench_mpi_coll [--quick] ...   (see --help)
  */
@@ -13,6 +15,7 @@
 
 static int me, np;
 static char *src, *dst;
+static MPI_Win win = MPI_WIN_NULL; /* getall's */
 
 /* The receive type of alltoalls for n64 elements per block, made once per size (the jobs of one
  * size run back to back). */
@@ -55,6 +58,13 @@ static void cb_op(int test, size_t size, long i) {
     case CB_FCOLLECT: MPI_Allgather(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD); break;
     case CB_ALLTOALL: MPI_Alltoall(src, cnt, MPI_BYTE, dst, cnt, MPI_BYTE, MPI_COMM_WORLD); break;
     case CB_ALLTOALLS: MPI_Alltoall(src, n64, MPI_INT64_T, dst, 1, strided_type(n64), MPI_COMM_WORLD); break;
+    case CB_GETALL:
+        for (int k = 1; k < np; ++k) {
+            const int p = (me + k) % np;
+            MPI_Get(dst + (size_t)p * size, cnt, MPI_BYTE, p, (MPI_Aint)me * (MPI_Aint)size, cnt, MPI_BYTE, win);
+            MPI_Win_flush(p, win);
+        }
+        break;
     }
 }
 
@@ -72,7 +82,12 @@ static int check(int test, size_t size) {
             for (size_t k = 0; k < size; ++k) src[(size_t)j * size + k] = (char)pat(me, (size_t)j, k);
     }
     memset(dst, 0, size * (size_t)np * CB_STRIDE);
+    if (test == CB_GETALL) { /* one-sided: every source filled (and synced into the window) first */
+        MPI_Win_sync(win);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     cb_op(test, size, 0);
+    if (test == CB_GETALL) MPI_Barrier(MPI_COMM_WORLD);
     int bad = 0;
     switch (test) {
     case CB_BCAST:
@@ -88,8 +103,10 @@ static int check(int test, size_t size) {
             for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, 0, k);
         break;
     case CB_ALLTOALL:
+    case CB_GETALL: /* (getall leaves its own block alone) */
         for (int p = 0; p < np && !bad; ++p)
-            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
+            for (size_t k = 0; k < size && !bad && (test == CB_ALLTOALL || p != me); ++k)
+                bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
     case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, np, me, n64); break;
     }
@@ -119,7 +136,15 @@ int main(int argc, char **argv) {
     for (int i = 0; i < len; ++i)
         if (ver[i] == '\n' || ver[i] == ',') ver[i] = '\0';
     if (me == 0) printf("INFO impl=mpi lib=\"%s\" np=%d\n", ver, np);
+    if (o.tests & (1u << CB_GETALL)) {
+        MPI_Win_create(src, (MPI_Aint)(maxsize * (size_t)np), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    }
     rc = cb_main(&o, check, "mpi", api, "MPI collectives");
+    if (win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
+    }
     if (t_strided != MPI_DATATYPE_NULL) MPI_Type_free(&t_strided);
     free(src);
     free(dst);

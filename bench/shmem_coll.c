@@ -103,6 +103,12 @@ static void cb_op(int test, size_t size, long i) {
 #endif
         shmem_alltoalls64(dst, src, CB_STRIDE, 1, n64, 0, 0, npes, ps);
         break;
+    case CB_GETALL:
+        for (int k = 1; k < npes; ++k) {
+            const int p = (me + k) % npes;
+            shmem_getmem(dst + (size_t)p * size, src + (size_t)me * size, size, p);
+        }
+        break;
     }
 }
 
@@ -146,8 +152,9 @@ static int check(int test, size_t size) {
             for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, 0, k);
         break;
     case CB_ALLTOALL:
+    case CB_GETALL: /* (getall leaves its own block alone) */
         for (int p = 0; p < npes && !bad; ++p)
-            for (size_t k = 0; k < size && !bad; ++k)
+            for (size_t k = 0; k < size && !bad && (test == CB_ALLTOALL || p != me); ++k)
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
     case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, npes, me, n64); break;
