@@ -182,7 +182,9 @@ int main(void) {
     CHECK_EQ_INT(0, shmem_ctx_create(SHMEM_CTX_PRIVATE, &a), "ctx a");
     CHECK_EQ_INT(0, shmem_ctx_create(SHMEM_CTX_PRIVATE, &b), "ctx b");
     long *big = shmem_malloc((size_t)1 << 20);
-    for (int pe = 0; pe < npes; ++pe) shmem_ctx_putmem_nbi(a, big, big, (size_t)1 << 20, pe);
+    char *src = calloc(1, (size_t)1 << 20); /* not big itself: a put to this PE would overlap */
+    CHECK(big && src, "1 MiB buffers");
+    for (int pe = 0; pe < npes; ++pe) shmem_ctx_putmem_nbi(a, big, src, (size_t)1 << 20, pe);
     shmem_ctx_quiet(b);
     shmem_ctx_long_p(b, &shared[0], 4242, (me + 1) % npes);
     shmem_ctx_quiet(b);
@@ -191,6 +193,7 @@ int main(void) {
     CHECK_EQ_INT(4242, shared[0], "put on ctx b complete after its quiet");
     shmem_ctx_destroy(a);
     shmem_ctx_destroy(b);
+    free(src);
     shmem_ctx_destroy(shared_ctx);
     test_concurrent_teams();
     shmem_team_destroy(rev);

@@ -25,7 +25,8 @@ ushmem_stress_test(stress_static_ucx default 2 200000 ENV USHMEM_STATIC_DATA=0)
 # USHMEM_FAULT_LOOPS runs per phase and configuration; the acceptance count (20+) is
 #   FAULT_LOOPS=20 ctest --test-dir BUILD -L '^fault$'
 # Label "serial": the huge-page count is compared before and after, so nothing may run beside.
-set(USHMEM_FAULT_LOOPS 5 CACHE STRING "Runs per phase of the mpi.fault_* tests (CI); 20 for acceptance")
+# 4: every PE of the 4 dies once per phase and configuration.
+set(USHMEM_FAULT_LOOPS 4 CACHE STRING "Runs per phase of the mpi.fault_* tests (CI); 20 for acceptance")
 # tcp: the survivors' endpoints detect the death themselves (UCP_ERR_HANDLING_MODE_PEER, see
 # docs/security.md) and name the dead PE before mpirun does. Before that detection existed about
 # 1 run in 20 of the rma and atomics phases ended 11-13 s after the death; with it, 140 runs
@@ -48,7 +49,7 @@ endforeach()
 # is recorded by TSan without a usable stack, which no suppression can name (docs/sanitizers.md) ----
 foreach(t mpi.setup_thread_multiple.default.np2 mpi.setup_thread_multiple.tcp.np2
           mpi.setup_thread_serialized.default.np2 mpi.setup_thread_funneled.default.np2
-          mpi.ctx.default.np2 mpi.ctx.tcp.np2 mpi.ctx.nodirect.np2
+          mpi.ctx.default.np2 mpi.ctx.tcp.np2 mpi.ctx.nodirect.np2 mpi.ctx_wakeups.tcp.np2
           mpi.progress.default.np2 mpi.progress.tcp.np2
           mpi.rma_nbi.tcp.np2 mpi.amo.tcp.np2 mpi.get_pack_held.tcp.np2)
   if(TEST ${t})

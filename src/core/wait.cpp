@@ -329,6 +329,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // wakeup fd: a message ends the sleep at once (a direct-path signaller's futex wake, where
     // there is one without a progress thread, is seen at the end of the slice).
     bool roused = false;  // by events or a waker, not by the bound or a signal
+    const long slept_from = USHMEM_UNLIKELY(rt.cfg.debug) && woken ? wait_now_ns() : 0;
     if (!met) {
         // Signals may interrupt the sleep. Over events they are held since progress_held() above:
         // sleep_for_events lets them in during its ppoll only (it progresses UCX before). The
@@ -341,6 +342,11 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     }
     if (g_events_only) transport::pe_polling(false);
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
+    // Under SHMEM_DEBUG: a sleep that every waker should have ended ran to its bound although
+    // what it waits for had come (a lost wake-up: the job goes on, slowly). Tests look for it.
+    if (USHMEM_UNLIKELY(slept_from != 0) && !met && !roused && wait_now_ns() - slept_from >= ns && cond(arg))
+        notice("PE %d: missed wake-up: a wait slept to its %.0f ms bound although its condition was met "
+               "(a library bug: please report it)", rt.me, double(ns) / 1e6);
     if (!roused) return;
     // Woken (by a message, or by the progress thread for messages it served), the condition maybe
     // still false: most likely the first message of a stream (a loop of requests to this PE while

@@ -4,6 +4,8 @@
 #include "util/text.hpp"
 
 #include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <climits>
 
 #include <cstdio>
 #include <cstdlib>
@@ -455,6 +459,7 @@ ucs_status_t set_handlers(ucp_worker_h w, void *ack_counts) {
 
 bool create_worker(bool thread_multiple, std::string &err) {
     g_main_efd.store(-2);
+    detail::main_multi = thread_multiple;
     g_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
                           : detail::main_shared ? UCS_THREAD_MODE_SERIALIZED
                                                 : UCS_THREAD_MODE_SINGLE,
@@ -496,6 +501,7 @@ void finalize() {
     g_worker = nullptr;
     g_main_efd.store(-2);
     detail::main_shared = false;
+    detail::main_multi = false;
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;
     g_lanes = lanes_info{};
@@ -676,9 +682,29 @@ std::atomic<int> g_serve_state{srv_serving};
 // Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
 // thread's hand-off park ends at once.
 std::atomic<bool> g_pe_blocked{false};
-// Set while the PE sleeps on the worker's event fd itself (sleep_for_events): the progress thread
-// stays parked meanwhile, or both would be woken by every message.
-std::atomic<bool> g_pe_polling{false};
+// Threads of the PE that sleep on the worker's event fd themselves (sleep_for_events), or are about
+// to: the progress thread stays parked meanwhile, or both would be woken by every message.
+std::atomic<int> g_pe_polling{0};
+// At SHMEM_THREAD_MULTIPLE several threads of the PE may sleep for events at once. They cannot all
+// sleep on the event fd: a wake-up there is re-checked when the sleeper runs, and by then another
+// thread's arm (which drains the fd's signal) or progress (which reads the sockets) has often taken
+// it back, so the sleep ran to its bound while its condition was already true (4 PEs x 2 threads
+// over tcp on 2 cores, collectives on two teams at once: hundreds of 100 ms sleeps, 31 ms per
+// collective). So one thread at a time watches the fd (g_fd_watched); the others sleep on a futex
+// (g_event_seq) that every thread which serves events while any sleeps moves and wakes, as does
+// the watcher when it leaves (one of the others then watches).
+std::atomic<int> g_fd_watched{0};
+std::atomic<std::uint32_t> g_event_seq{0};
+std::atomic<int> g_seq_sleepers{0};
+// The sequence a thread saw before its last look at its condition (pe_polling(true)): a later
+// move means events were served since, which that look may have missed.
+thread_local std::uint32_t t_seen_seq = 0;
+
+void wake_seq_sleepers() {
+    g_event_seq.fetch_add(1, std::memory_order_seq_cst);
+    if (g_seq_sleepers.load(std::memory_order_seq_cst) > 0)
+        syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&g_event_seq), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
 // Threads of the PE in the slow part of a library wait (pe_waiting).
 std::atomic<int> g_pe_waiting{0};
 } // namespace
@@ -707,6 +733,7 @@ unsigned progress_shared() {
         drive d(g_worker);
         n = ucp_worker_progress(g_worker);
     }
+    signal_pollers(n);
     settle_acks();
     return n;
 }
@@ -836,7 +863,8 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                 // it, and leave the fd to it (park), or our next arm would drain the signal.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 if (g_pe_polling.load(std::memory_order_relaxed)) {
-                    ucp_worker_signal(g_worker);
+                    if (detail::main_multi) signal_pollers_slow();  // and the sequence's sleepers
+                    else ucp_worker_signal(g_worker);
                     break;
                 }
                 // A PE woken here wants the CPU (on a shared core, ours): no poll after this event.
@@ -920,7 +948,41 @@ bool sleep_for_own_events(long ns, const sigset_t *during) {
     return ppoll(&pfd, 1, &ts, during) > 0;
 }
 
+namespace {
+// A thread of a multi-threaded PE while another watches the event fd: sleeps on the sequence.
+bool sleep_for_seq(long ns, const sigset_t *during) {
+    g_seq_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    bool roused = true;
+    // The watcher may have left before we counted ourselves (it wakes only counted sleepers).
+    if (g_fd_watched.load(std::memory_order_seq_cst) != 0) {
+        const struct timespec ts{ns / 1000000000L, ns % 1000000000L};
+        sigset_t held;
+        if (during) pthread_sigmask(SIG_SETMASK, during, &held);  // signals in while asleep, as ppoll's
+        const long r = syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&g_event_seq), FUTEX_WAIT_PRIVATE,
+                               t_seen_seq, &ts, nullptr, 0);
+        roused = r == 0 || errno == EAGAIN;  // EAGAIN: the sequence moved since our last look
+        if (during) pthread_sigmask(SIG_SETMASK, &held, nullptr);
+    }
+    g_seq_sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    return roused;
+}
+
+bool sleep_on_fd(long ns, const sigset_t *during);
+} // namespace
+
 bool sleep_for_events(long ns, const sigset_t *during) {
+    if (!detail::main_multi) return sleep_on_fd(ns, during);
+    if (g_fd_watched.exchange(1, std::memory_order_seq_cst) != 0) return sleep_for_seq(ns, during);
+    // Events served by another thread since our last look: it may be what we wait for.
+    bool roused = g_event_seq.load(std::memory_order_seq_cst) != t_seen_seq || sleep_on_fd(ns, during);
+    g_fd_watched.store(0, std::memory_order_seq_cst);
+    // Whoever sleeps on the sequence looks again, and one of them watches the fd if still needed.
+    if (g_seq_sleepers.load(std::memory_order_seq_cst) > 0) wake_seq_sleepers();
+    return roused;
+}
+
+namespace {
+bool sleep_on_fd(long ns, const sigset_t *during) {
     const int efd = main_efd();
     ucs_status_t st = UCS_OK;
     unsigned n;
@@ -930,6 +992,8 @@ bool sleep_for_events(long ns, const sigset_t *during) {
         n = ucp_worker_progress(g_worker);
         if (n == 0) st = efd >= 0 ? ucp_worker_arm(g_worker) : UCS_ERR_UNSUPPORTED;
     }
+    // Other threads of the PE may sleep on the sequence: what we served may be theirs.
+    if (detail::main_multi && n != 0 && g_pe_polling.load(std::memory_order_seq_cst) > 1) wake_seq_sleepers();
     settle_acks();
     if (n != 0 || st == UCS_ERR_BUSY) return true;  // events pending: the caller progresses them
     struct pollfd pfd[2] = {{efd, POLLIN, 0}, {-1, POLLIN, 0}};
@@ -946,9 +1010,21 @@ bool sleep_for_events(long ns, const sigset_t *during) {
     }
     return ppoll(pfd, nfds, &ts, during) > 0;
 }
+} // namespace
 
 void pe_polling(bool on) {
-    if (detail::main_shared) g_pe_polling.store(on, std::memory_order_seq_cst);
+    if (on && detail::main_multi) t_seen_seq = g_event_seq.load(std::memory_order_seq_cst);
+    g_pe_polling.fetch_add(on ? 1 : -1, std::memory_order_seq_cst);
+}
+
+void signal_pollers_slow() {
+    // The events just served are in memory before the count is read; a sleeper counted itself
+    // before its last look (one of us sees the other). This thread's own count is 0 here: it
+    // progresses outside its sleep.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (g_pe_polling.load(std::memory_order_relaxed) == 0) return;
+    wake_seq_sleepers();
+    if (g_fd_watched.load(std::memory_order_seq_cst) != 0) ucp_worker_signal(g_worker);
 }
 
 void pe_waiting(bool on) {

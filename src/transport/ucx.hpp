@@ -62,6 +62,9 @@ namespace detail {
 inline ucp_worker_h main_worker = nullptr;
 inline bool main_shared = false;  // a progress thread shares the main worker: lock around calls
 inline worker_lock main_lock;
+// Threads of the PE share the main worker (SHMEM_THREAD_MULTIPLE): one thread's progress may serve
+// what another sleeps for (signal_pollers).
+inline bool main_multi = false;
 // A PE that issues operations on the shared main worker: counted, once on the way in and once on
 // the way out (odd: inside a call, which over tcp sends a large put before it returns, for
 // hundreds of microseconds), and asked by the progress thread to progress the worker itself
@@ -330,9 +333,16 @@ void print_ep_info(ucp_ep_h ep, FILE *f);
 // Progress and completion. The forms with a worker drive that worker (a context's own) and the
 // main one.
 unsigned progress_shared();  // the main worker, under its lock; counted (serve())
+// Wakes the threads of the PE asleep on the main worker's event fd (sleep_for_events), if any:
+// events this thread just served may be what they wait for.
+void signal_pollers_slow();
+inline void signal_pollers(unsigned served) {
+    if (__builtin_expect(detail::main_multi, 0) && served) signal_pollers_slow();
+}
 inline unsigned progress() {
     if (__builtin_expect(detail::main_shared, 0)) return progress_shared();
     const unsigned n = ucp_worker_progress(detail::main_worker);
+    signal_pollers(n);
     settle_acks();
     return n;
 }
