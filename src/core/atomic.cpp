@@ -171,21 +171,8 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 //   batch to that PE (put_pack.cpp), as a small get_nbi does: its result is due at quiet, so a
 //   stream of them costs one request and one reply instead of a round trip each (over tcp each
 //   message is a system call on both sides). The target runs the records in order, with the same
-//   CPU atomics.
+//   CPU atomics. (fetch_kind_of, atomic.hpp: the record's kind.)
 namespace {
-util::put_pack::fetch_kind fetch_kind_of(amo op) {
-    using util::put_pack::fetch_kind;
-    switch (op) {
-    case amo::fetch: return fetch_kind::fetch;
-    case amo::swap: return fetch_kind::swap;
-    case amo::cswap: return fetch_kind::cswap;
-    case amo::fetch_and: return fetch_kind::fetch_and;
-    case amo::fetch_or: return fetch_kind::fetch_or;
-    case amo::fetch_xor: return fetch_kind::fetch_xor;
-    default: return fetch_kind::fetch_add;
-    }
-}
-
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what);
 

@@ -19,6 +19,7 @@
 
 #include "core/runtime.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -39,6 +40,32 @@ enum class amo : std::uint8_t {
     bxor,       // *p ^= v
     fetch_xor,
 };
+
+// The fetching atomics a context's get batch carries (put_pack.cpp: the initiator's record;
+// rma.cpp: the target runs it), mapped both ways from this one table.
+namespace batched {
+using util::put_pack::fetch_kind;
+inline constexpr struct {
+    amo op;
+    fetch_kind kind;
+} pairs[] = {{amo::fetch, fetch_kind::fetch},         {amo::swap, fetch_kind::swap},
+             {amo::cswap, fetch_kind::cswap},         {amo::fetch_add, fetch_kind::fetch_add},
+             {amo::fetch_and, fetch_kind::fetch_and}, {amo::fetch_or, fetch_kind::fetch_or},
+             {amo::fetch_xor, fetch_kind::fetch_xor}};
+template <class From, class To, class F> constexpr auto table(F pick) {
+    // Indexed by the source enum's value; unlisted values map to fetch-add (never asked for).
+    std::array<To, 16> t{};
+    t.fill(std::is_same_v<To, amo> ? To(amo::fetch_add) : To(fetch_kind::fetch_add));
+    for (const auto &p : pairs) pick(t, p);
+    return t;
+}
+inline constexpr auto kind_of_op = table<amo, fetch_kind>([](auto &t, const auto &p) { t[std::size_t(p.op)] = p.kind; });
+inline constexpr auto op_of_kind = table<fetch_kind, amo>([](auto &t, const auto &p) { t[std::size_t(p.kind)] = p.op; });
+} // namespace batched
+// `op` is a fetching atomic; `k` a kind that for_each_get accepted (not get).
+constexpr util::put_pack::fetch_kind fetch_kind_of(amo op) { return batched::kind_of_op[std::size_t(op) & 15]; }
+constexpr amo amo_of(util::put_pack::fetch_kind k) { return batched::op_of_kind[std::size_t(k) & 15]; }
+static_assert(amo_of(fetch_kind_of(amo::cswap)) == amo::cswap && amo_of(fetch_kind_of(amo::fetch_xor)) == amo::fetch_xor);
 
 [[noreturn]] void fail_misaligned(const char *routine, const char *what, const void *addr,
                                   std::size_t size, int pe);

@@ -160,22 +160,6 @@ std::uint64_t g_gets_next = 1;
 constexpr unsigned gets_chunk_bits = 24;  // cookie: id << 24 | request index
 } // namespace
 
-namespace {
-// A batched fetching atomic's operation (for_each_get has checked the kind).
-amo fetch_amo(util::put_pack::fetch_kind k) {
-    using util::put_pack::fetch_kind;
-    switch (k) {
-    case fetch_kind::fetch: return amo::fetch;
-    case fetch_kind::swap: return amo::swap;
-    case fetch_kind::cswap: return amo::cswap;
-    case fetch_kind::fetch_and: return amo::fetch_and;
-    case fetch_kind::fetch_or: return amo::fetch_or;
-    case fetch_kind::fetch_xor: return amo::fetch_xor;
-    default: return amo::fetch_add;
-    }
-}
-} // namespace
-
 void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out) {
     // Addresses computed by a peer of this job from our own bases: one outside them is our bug.
     seg_id s;
@@ -193,10 +177,10 @@ void pack_gather_reply(const transport::gather_header &h, const void *data, std:
                 if (k == util::put_pack::fetch_kind::get) {
                     std::memcpy(o, reinterpret_cast<const void *>(a), len);
                 } else if (len == 8) {  // (for_each_get checked the word: 4 or 8 bytes, aligned)
-                    const std::uint64_t old = amo_direct<std::uint64_t>(fetch_amo(k), reinterpret_cast<std::uint64_t *>(a), v, cmp);
+                    const std::uint64_t old = amo_direct<std::uint64_t>(amo_of(k), reinterpret_cast<std::uint64_t *>(a), v, cmp);
                     std::memcpy(o, &old, 8);
                 } else {
-                    const std::uint32_t old = amo_direct<std::uint32_t>(fetch_amo(k), reinterpret_cast<std::uint32_t *>(a),
+                    const std::uint32_t old = amo_direct<std::uint32_t>(amo_of(k), reinterpret_cast<std::uint32_t *>(a),
                                                                          std::uint32_t(v), std::uint32_t(cmp));
                     std::memcpy(o, &old, 4);
                 }
