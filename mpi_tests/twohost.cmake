@@ -19,6 +19,11 @@ foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2
              coll_data coll_reduce coll_sync coll_backtoback cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
+# Threads of a PE waiting at once where some peers are direct and some over the network (sleeps on
+# the core's wake word, woken by whichever thread serves the network): no "missed wake-up" under
+# SHMEM_DEBUG (mpi_tests/CMakeLists.txt, ctx_wakeups). Before the fix about one run in three had one.
+ushmem_mpi_test(ctx_wakeups PROGRAM ctx NP 4 CONFIGS twohost ENV SHMEM_DEBUG=1 TIMEOUT 300 LABELS twohost)
+set_tests_properties(mpi.ctx_wakeups.twohost.np4 PROPERTIES FAIL_REGULAR_EXPRESSION "missed wake-up")
 # The collects and alltoalls through the node leaders, which the automatic choice leaves to the
 # central exchange here (every simulated host has more PEs than CPUs).
 ushmem_mpi_test(coll_data_node PROGRAM coll_data NP 4 CONFIGS twohost ENV USHMEM_COLLECT_ALGO=node TIMEOUT 300

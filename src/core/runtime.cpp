@@ -533,6 +533,7 @@ int init(const char *routine, const void *comm, int requested) {
     transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
+    if (mt) transport::set_served_hook(wake_self);
 
     std::vector<std::uint8_t> addr = transport::worker_address();
     bootstrap::allgatherv(addr.data(), addr.size(), rt.worker_addrs, rt.worker_addr_offsets);

@@ -1017,7 +1017,17 @@ void pe_polling(bool on) {
     g_pe_polling.fetch_add(on ? 1 : -1, std::memory_order_seq_cst);
 }
 
+namespace {
+bool (*g_served_hook)() = nullptr;
+} // namespace
+void set_served_hook(bool (*hook)()) { g_served_hook = hook; }
+
 void signal_pollers_slow() {
+    // Threads asleep on the core's wake word (waits where not every lane is emulated: some peers
+    // direct, as on two hosts): the progress thread wakes them after what it serves, but while a
+    // thread of the PE progresses the worker the thread stays parked (4 PEs on two hosts, 4
+    // threads each: such sleeps ran to their 100 ms bound).
+    if (g_served_hook) g_served_hook();
     // The events just served are in memory before the count is read; a sleeper counted itself
     // before its last look (one of us sees the other). This thread's own count is 0 here: it
     // progresses outside its sleep.

@@ -336,6 +336,9 @@ unsigned progress_shared();  // the main worker, under its lock; counted (serve(
 // Wakes the threads of the PE asleep on the main worker's event fd (sleep_for_events), if any:
 // events this thread just served may be what they wait for.
 void signal_pollers_slow();
+// At SHMEM_THREAD_MULTIPLE, called after every progress call of a thread of the PE that served
+// events: wakes the PE's threads asleep elsewhere than on the fd (the core's wake word).
+void set_served_hook(bool (*hook)());
 inline void signal_pollers(unsigned served) {
     if (__builtin_expect(detail::main_multi, 0) && served) signal_pollers_slow();
 }
