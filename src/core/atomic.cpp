@@ -291,7 +291,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         fatal(routine, "the signal %p overlaps the destination [%p, %p); they must not overlap",
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
-    if (n && p.how[ds] == route::unresolved) resolve(routine, pe, ds);
+    if (n && route_of(p, ds) == route::unresolved) resolve(routine, pe, ds);
     if (p.how[ss] == route::ucx && p.msg_signals && n <= signal_message_max &&
         (!n || p.how[ds] == route::ucx)) {
         // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp),

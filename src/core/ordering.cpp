@@ -303,7 +303,7 @@ void fence(const char *routine, context &c) {
             for (int s = 0; s < seg_count; ++s) {
                 if (!rt.seg[s].mem.memh) continue;
                 // Decide an unused segment's route now (once per peer) rather than guess.
-                if (p.how[s] == route::unresolved) resolve(routine, pe, seg_id(s));
+                if (route_of(p, seg_id(s)) == route::unresolved) resolve(routine, pe, seg_id(s));
                 if (p.how[s] == route::direct) {
                     if (g.owns_lock()) g.unlock();
                     quiet_slow(routine, c);

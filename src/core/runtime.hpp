@@ -277,9 +277,15 @@ USHMEM_HOT void locate_or_fail(const char *routine, const char *what, const void
 // first use. Ends the job with a message if the peer cannot be reached.
 void resolve(const char *routine, int pe, seg_id s);
 
+// A route as resolve() published it (its release store): an acquire load, so that what resolve()
+// wrote before (the direct pointer, the rkey) is seen by a thread that did not take its lock. A
+// plain load on x86; at SHMEM_THREAD_MULTIPLE TSan reported the fast path's read of `direct`
+// racing with another thread's first resolution of that peer.
+USHMEM_HOT route route_of(const peer &p, seg_id s) { return __atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE); }
+
 USHMEM_HOT peer &target(const char *routine, int pe, seg_id s) {
     peer &p = rt.peers[std::size_t(pe)];
-    if (USHMEM_UNLIKELY(p.how[s] == route::unresolved)) resolve(routine, pe, s);
+    if (USHMEM_UNLIKELY(route_of(p, s) == route::unresolved)) resolve(routine, pe, s);
     return p;
 }
 
@@ -292,7 +298,7 @@ USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
     std::size_t off;
     if (USHMEM_UNLIKELY(!locate(addr, n, s, off))) return nullptr;
     const peer &p = rt.peers[std::size_t(pe)];
-    if (USHMEM_UNLIKELY(p.how[s] != route::direct)) return nullptr;
+    if (USHMEM_UNLIKELY(route_of(p, s) != route::direct)) return nullptr;
     return p.direct[s] + off;
 }
 
