@@ -19,7 +19,6 @@
 
 #include "core/runtime.hpp"
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -52,19 +51,19 @@ inline constexpr struct {
              {amo::cswap, fetch_kind::cswap},         {amo::fetch_add, fetch_kind::fetch_add},
              {amo::fetch_and, fetch_kind::fetch_and}, {amo::fetch_or, fetch_kind::fetch_or},
              {amo::fetch_xor, fetch_kind::fetch_xor}};
-template <class From, class To, class F> constexpr auto table(F pick) {
-    // Indexed by the source enum's value; unlisted values map to fetch-add (never asked for).
-    std::array<To, 16> t{};
-    t.fill(std::is_same_v<To, amo> ? To(amo::fetch_add) : To(fetch_kind::fetch_add));
-    for (const auto &p : pairs) pick(t, p);
-    return t;
-}
-inline constexpr auto kind_of_op = table<amo, fetch_kind>([](auto &t, const auto &p) { t[std::size_t(p.op)] = p.kind; });
-inline constexpr auto op_of_kind = table<fetch_kind, amo>([](auto &t, const auto &p) { t[std::size_t(p.kind)] = p.op; });
 } // namespace batched
-// `op` is a fetching atomic; `k` a kind that for_each_get accepted (not get).
-constexpr util::put_pack::fetch_kind fetch_kind_of(amo op) { return batched::kind_of_op[std::size_t(op) & 15]; }
-constexpr amo amo_of(util::put_pack::fetch_kind k) { return batched::op_of_kind[std::size_t(k) & 15]; }
+// `op` is a fetching atomic; `k` a kind that for_each_get accepted (not get). Anything else maps to
+// fetch-add (never asked for).
+constexpr util::put_pack::fetch_kind fetch_kind_of(amo op) {
+    for (const auto &p : batched::pairs)
+        if (p.op == op) return p.kind;
+    return util::put_pack::fetch_kind::fetch_add;
+}
+constexpr amo amo_of(util::put_pack::fetch_kind k) {
+    for (const auto &p : batched::pairs)
+        if (p.kind == k) return p.op;
+    return amo::fetch_add;
+}
 static_assert(amo_of(fetch_kind_of(amo::cswap)) == amo::cswap && amo_of(fetch_kind_of(amo::fetch_xor)) == amo::fetch_xor);
 
 [[noreturn]] void fail_misaligned(const char *routine, const char *what, const void *addr,

@@ -863,7 +863,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                 // it, and leave the fd to it (park), or our next arm would drain the signal.
                 std::atomic_thread_fence(std::memory_order_seq_cst);
                 if (g_pe_polling.load(std::memory_order_relaxed)) {
-                    if (detail::main_multi) signal_pollers_slow();  // and the sequence's sleepers
+                    if (detail::main_multi) rouse_event_sleepers();  // and the sequence's sleepers
                     else ucp_worker_signal(g_worker);
                     break;
                 }
@@ -1028,6 +1028,10 @@ void signal_pollers_slow() {
     // thread of the PE progresses the worker the thread stays parked (4 PEs on two hosts, 4
     // threads each: such sleeps ran to their 100 ms bound).
     if (g_served_hook) g_served_hook();
+    rouse_event_sleepers();
+}
+
+void rouse_event_sleepers() {
     // The events just served are in memory before the count is read; a sleeper counted itself
     // before its last look (one of us sees the other). This thread's own count is 0 here: it
     // progresses outside its sleep.

@@ -333,9 +333,13 @@ void print_ep_info(ucp_ep_h ep, FILE *f);
 // Progress and completion. The forms with a worker drive that worker (a context's own) and the
 // main one.
 unsigned progress_shared();  // the main worker, under its lock; counted (serve())
-// Wakes the threads of the PE asleep on the main worker's event fd (sleep_for_events), if any:
-// events this thread just served may be what they wait for.
+// After a progress call that served events at SHMEM_THREAD_MULTIPLE: runs the served hook (the
+// core's wake word), then rouse_event_sleepers(); events this thread just served may be what
+// another thread of the PE waits for.
 void signal_pollers_slow();
+// Wakes the threads of the PE about to sleep or asleep for events (sleep_for_events), if any: the
+// sequence's sleepers, and the fd's watcher through ucp_worker_signal.
+void rouse_event_sleepers();
 // At SHMEM_THREAD_MULTIPLE, called after every progress call of a thread of the PE that served
 // events: wakes the PE's threads asleep elsewhere than on the fd (the core's wake word).
 void set_served_hook(bool (*hook)());
