@@ -648,6 +648,21 @@ void print_ep_info(ucp_ep_h ep, FILE *f) {
 
 void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
     std::vector<void *> reqs;
+    // First a flush of each, while every peer still progresses (finalize: before the barrier
+    // after which workers go). It completes an endpoint's wireup too: an endpoint created late
+    // (in the final barrier) may still await its peer's wireup reply, and the peer, once its
+    // reply is queued, may go through that barrier and destroy its worker before the reply's
+    // connection is made. UCX 1.13 then fails the connection, and purging the queued reply trips
+    // an assertion that aborts the PE at exit (1 run in 68 of a two-host job that only calls
+    // shmem_init and shmem_finalize). Errors (a peer already gone) are the force close's business.
+    for (ucp_ep_h ep : eps) {
+        if (!ep) continue;
+        ucp_request_param_t prm{};
+        void *r = ep_flush_nbx(w, ep, &prm);
+        if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
+    }
+    for (void *r : reqs) wait(r, w);
+    reqs.clear();
     for (ucp_ep_h &ep : eps) {
         if (!ep) continue;
         ucp_request_param_t prm{};
