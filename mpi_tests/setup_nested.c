@@ -1,13 +1,18 @@
 /* setup_nested: matched series of initialisation and finalisation calls.
  *
- * Usage: setup_nested nested|reinit
+ * Usage: setup_nested nested|reinit|cycles N
  *
  *   nested: shmem_init twice, then shmem_finalize twice. The first finalize is not the last of
  *           the series: the library stays initialised and usable (query_initialized 1, RMA and
  *           barrier work, symmetric memory keeps its contents). The second one finalises
  *           (query_initialized 0). A further shmem_finalize is a no-op in ushmem.
  *   reinit: shmem_init, work, shmem_finalize, then shmem_init again ("may be re-initialized
- *           with a subsequent call to an initialization routine"), work, shmem_finalize. */
+ *           with a subsequent call to an initialization routine"), work, shmem_finalize.
+ *   cycles N: N series of shmem_init then shmem_finalize with nothing between, then one with
+ *           work. Each series' endpoints are first used by finalize's own barrier: across hosts
+ *           (twohost) a PE once aborted in UCX at the end of such a series, about one job in 50,
+ *           when a peer left before an endpoint's wireup had finished (finalize now flushes every
+ *           endpoint before the workers go). Every series must end cleanly. */
 #include "common.h"
 
 static long static_buf[64];
@@ -41,7 +46,7 @@ static int query_initialized(void) {
 }
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: setup_nested nested|reinit");
+    CHECK_NOSHMEM(argc >= 2, "usage: setup_nested nested|reinit|cycles N");
     const int expect_query = TEST_WITH_USHMEM; /* OSHMEM 1.4 has no shmem_query_initialized */
 
     if (strcmp(argv[1], "nested") == 0) {
@@ -101,6 +106,26 @@ int main(int argc, char **argv) {
             CHECK_NOSHMEM(query_initialized() == 0,
                           "shmem_query_initialized after the second series gave nonzero");
         printf("[PE %d] re-initialisation: OK\n", me);
+        return 0;
+    }
+    if (strcmp(argv[1], "cycles") == 0) {
+        CHECK_NOSHMEM(argc == 3 && atoi(argv[2]) > 0, "usage: setup_nested cycles N");
+        const int cycles = atoi(argv[2]);
+        for (int i = 0; i < cycles; ++i) {
+            shmem_init();
+            shmem_finalize();
+        }
+        if (expect_query)
+            CHECK_NOSHMEM(query_initialized() == 0, "shmem_query_initialized after %d series gave nonzero",
+                          cycles);
+        shmem_init();
+        long *heap = shmem_malloc(sizeof static_buf);
+        CHECK(heap, "shmem_malloc after %d series", cycles);
+        exchange(heap, 12);
+        shmem_free(heap);
+        const int me = shmem_my_pe();
+        shmem_finalize();
+        printf("[PE %d] %d init/finalize series: OK\n", me, cycles + 1);
         return 0;
     }
     CHECK_NOSHMEM(0, "unknown mode '%s'", argv[1]);
