@@ -144,7 +144,10 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     }
     if (remote_peers) ucx_traffic = true;
     g_network_waker = rt.progress_thread || !ucx_traffic;
-    g_wait.remote_poll = g_wait.mode == wait_mode::block && remote_peers;
+    // Polling while the network is busy (wait_config::remote_poll): with peers on other nodes, and
+    // where every lane is emulated, since then every signal, even a same-node peer's, is a message
+    // through the kernel's sockets that a sleeping PE pays two wake-ups for.
+    g_wait.remote_poll = g_wait.mode == wait_mode::block && (remote_peers || all_emulated);
     g_local_pes = local_size;
     g_events_only = all_emulated;
     g_wait.no_spin = all_emulated && g_wait.spin_ns == 0;
@@ -155,7 +158,7 @@ std::string wait_describe() {
     const char *m = g_wait.mode == wait_mode::spin ? "spin" : g_wait.mode == wait_mode::block ? "block" : "yield";
     char remote[80] = "";
     if (g_wait.remote_poll)
-        std::snprintf(remote, sizeof remote, "; polling (yielding) %.0f us while other nodes' messages arrive",
+        std::snprintf(remote, sizeof remote, "; polling (yielding) %.0f us while network messages arrive",
                       double(g_wait.remote_poll_ns) / 1e3);
     std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s%s", m,
                   double(g_wait.spin_ns) / 1e3, g_wait.reason,
