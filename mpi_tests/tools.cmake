@@ -56,6 +56,17 @@ if(TARGET ushmem-info)
     ENVIRONMENT "SHMEM_SYMMETRIC_SIZE=64M" TIMEOUT ${USHMEM_MPI_TEST_TIMEOUT} PROCESSORS 2
     LABELS "mpi;tools"
     PASS_REGULAR_EXPRESSION "node: 2 PE\\(s\\) on 1 CPU\\(s\\) [^\n]*oversubscribed")
+  # The same over UCX_TLS=tcp,self: every lane emulated over sockets, so a blocking wait polls
+  # while messages arrive instead of sleeping between them (wait_config::remote_poll), which
+  # ushmem-info reports. On one CPU: block mode whatever the machine's size.
+  add_test(NAME tools.ushmem_info_tcp_waits.np2
+           COMMAND bash -c "cpu=$(awk '/^Cpus_allowed_list:/ {split($2, a, /[-,]/); print a[1]}' /proc/self/status); exec taskset -c \"$cpu\" \"$@\""
+                   bash ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${USHMEM_MPIEXEC_FLAGS}
+                   --bind-to none -x UCX_TLS=tcp,self $<TARGET_FILE:ushmem-info>)
+  set_tests_properties(tools.ushmem_info_tcp_waits.np2 PROPERTIES
+    ENVIRONMENT "SHMEM_SYMMETRIC_SIZE=64M" TIMEOUT ${USHMEM_MPI_TEST_TIMEOUT} PROCESSORS 2
+    LABELS "mpi;tools;tcp"
+    PASS_REGULAR_EXPRESSION "waits: block, [^\n]*polling \\(yielding\\) 200 us while network messages arrive")
   # Alone, without mpirun (MPI singleton).
   add_test(NAME tools.ushmem_info.singleton COMMAND $<TARGET_FILE:ushmem-info>)
   set_tests_properties(tools.ushmem_info.singleton PROPERTIES
