@@ -23,6 +23,11 @@
  *             acknowledges on UCX's reply endpoint): shmem_ctx_putmem, shmem_ctx_putmem_signal,
  *             shmem_ctx_long_iput, shmem_ctx_getmem_nbi, each + shmem_ctx_quiet; the context's endpoint is connected
  *             before the target stops (what is tested is the quiet, not the connection)
+ *   ctx_destroy_put  shmem_ctx_putmem on a private context, then shmem_ctx_destroy without a
+ *             quiet: the destroy completes the put first, which must time out like a quiet
+ *   ctx_destroy  shmem_ctx_destroy of a private context whose operations all completed before
+ *             the target stopped: it closes the context's endpoints (a flush of each) and must
+ *             return; PE 0 then says so and calls shmem_global_exit(3)
  *   barrier   every other PE: shmem_barrier_all (the timeout must name the stopped PE as the
  *             member keeping the collective waiting)
  *   reduce    every other PE: shmem_long_sum_reduce on SHMEM_TEAM_WORLD (likewise)
@@ -39,7 +44,7 @@ static long flag = 0;
 static long data[16];
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|ctx_destroy_put|ctx_destroy|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -100,6 +105,15 @@ int main(int argc, char **argv) {
                 long put[4] = {i, i, i, i};
                 shmem_long_iput(data, put, 2, 1, 4, target);
                 shmem_quiet();
+            } else if (!strcmp(mode, "ctx_destroy")) {
+                shmem_ctx_destroy(ctx);
+                printf("[PE 0] stopped_peer ctx_destroy: shmem_ctx_destroy returned\n");
+                fflush(stdout);
+                shmem_global_exit(3);
+            } else if (!strcmp(mode, "ctx_destroy_put")) {
+                shmem_ctx_putmem(ctx, data, &i, sizeof i, target);
+                shmem_ctx_destroy(ctx);
+                CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
             } else if (!strncmp(mode, "ctx_", 4)) {
                 if (!strcmp(mode, "ctx_get_nbi")) {
                     shmem_ctx_getmem_nbi(ctx, &v, data, sizeof v, target);

@@ -57,6 +57,9 @@ foreach(mode ${STOPPED_PEER_MODES})
                   ENV USHMEM_WAIT_TIMEOUT=2 LABELS "twohost;errors" TIMEOUT 90
                   WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "${_expect}" --)
 endforeach()
+ushmem_mpi_test(stopped_peer_ctx_destroy PROGRAM stopped_peer ARGS ctx_destroy NP 2 CONFIGS twohost
+                ENV USHMEM_WAIT_TIMEOUT=2 LABELS "twohost;errors" TIMEOUT 90
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh "${STOPPED_PEER_DESTROY_EXPECT}" --)
 # Waits on a private context's worker sleep and end with its events (PE 0 computes without a
 # progress thread), across hosts: 2 PEs, one per host (at 4, a same-host waiter is answered directly).
 ushmem_mpi_test(wait_policy_ctx PROGRAM wait_policy ARGS ctx NP 2 CONFIGS twohost

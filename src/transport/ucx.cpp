@@ -646,7 +646,7 @@ void print_ep_info(ucp_ep_h ep, FILE *f) {
     ucp_ep_print_info(ep, f);
 }
 
-void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
+void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grace_ns) {
     std::vector<void *> reqs;
     // First a flush of each, while every peer still progresses (finalize: before the barrier
     // after which workers go). It completes an endpoint's wireup too: an endpoint created late
@@ -655,13 +655,29 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w) {
     // connection is made. UCX 1.13 then fails the connection, and purging the queued reply trips
     // an assertion that aborts the PE at exit (1 run in 68 of a two-host job that only calls
     // shmem_init and shmem_finalize). Errors (a peer already gone) are the force close's business.
+    // The flushes wait at most `flush_grace_ns` in all: a peer that no longer answers (stopped,
+    // hung) would otherwise hold the caller forever, and a flush has nothing of the caller's to
+    // deliver (its quiet completed every operation). One still unfinished is released (UCP frees
+    // it when the force close below purges it).
     for (ucp_ep_h ep : eps) {
         if (!ep) continue;
         ucp_request_param_t prm{};
         void *r = ep_flush_nbx(w, ep, &prm);
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
     }
-    for (void *r : reqs) wait(r, w);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const long deadline = long(ts.tv_sec) * 1000000000L + ts.tv_nsec + flush_grace_ns;
+    bool late = false;
+    for (void *r : reqs) {
+        for (unsigned i = 0; !late && ucp_request_check_status(r) == UCS_INPROGRESS; ++i) {
+            if (progress_both(w) != 0 || i < 256) continue;
+            sched_yield();  // the peer that must answer may need this core
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            late = long(ts.tv_sec) * 1000000000L + ts.tv_nsec > deadline;
+        }
+        request_free(w, r);
+    }
     reqs.clear();
     for (ucp_ep_h &ep : eps) {
         if (!ep) continue;

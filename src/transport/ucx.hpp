@@ -129,8 +129,9 @@ void mute_peer_failures();
 ucp_rkey_h unpack_rkey(ucp_ep_h ep, const std::uint8_t *packed, std::string &err);
 void *rkey_ptr(ucp_rkey_h rkey, std::uint64_t remote_addr);  // nullptr when not mappable
 void destroy_rkey(ucp_rkey_h rkey);
-// Close endpoints in flush mode, driving progress until all are closed.
-void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w);
+// Close endpoints: flush each (waiting at most flush_grace_ns for all), then close them in force
+// mode, driving progress until all are closed.
+void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grace_ns = 1000000000L);
 inline void close_endpoints(std::vector<ucp_ep_h> &eps) { close_endpoints(eps, worker()); }
 
 // Holds the main worker's lock for its scope when `w` is the main worker and it is shared.
