@@ -156,19 +156,25 @@ static void test_alltoall(struct shape *s) {
                         "%s: alltoallmem %zu bytes, block from rank %d", s->name, bytes, j);
         CHECK_FILL(dst + bytes * (size_t)n, GUARD, 0xEE, "%s: alltoallmem wrote past dest", s->name);
     }
-    /* alltoalls: int elements, dst stride 2, sst 3; untouched elements keep their fill. */
-    size_t cnt = 5;
-    int *is = (int *)src, *id = (int *)dst;
-    for (int j = 0; j < n; ++j)
-        for (size_t i = 0; i < cnt; ++i) is[((size_t)j * cnt + i) * 3] = me * 10000 + j * 100 + (int)i;
-    for (size_t i = 0; i < (size_t)n * cnt * 2; ++i) id[i] = -7;
-    shmem_team_sync(t);
-    CHECK_EQ_INT(0, shmem_int_alltoalls(t, id, is, 2, 3, cnt), "int_alltoalls");
-    for (int j = 0; j < n; ++j)
-        for (size_t i = 0; i < cnt; ++i) {
-            CHECK_EQ_INT(world_of(t, j) * 10000 + r * 100 + (int)i, id[((size_t)j * cnt + i) * 2], "alltoalls element");
-            CHECK_EQ_INT(-7, id[((size_t)j * cnt + i) * 2 + 1], "alltoalls gap");
-        }
+    /* alltoalls: int elements, dst stride 2, sst 3; untouched elements keep their fill. 20000
+     * elements (80 KB a block) go over the network in several messages per block, the signal
+     * with the last. */
+    static const size_t counts[] = {5, 20000};
+    for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+        size_t cnt = counts[ci];
+        int *is = (int *)src, *id = (int *)dst;
+        for (int j = 0; j < n; ++j)
+            for (size_t i = 0; i < cnt; ++i) is[((size_t)j * cnt + i) * 3] = me * 100000 + j * 1000 + (int)(i % 1000);
+        for (size_t i = 0; i < (size_t)n * cnt * 2; ++i) id[i] = -7;
+        shmem_team_sync(t);
+        CHECK_EQ_INT(0, shmem_int_alltoalls(t, id, is, 2, 3, cnt), "int_alltoalls");
+        for (int j = 0; j < n; ++j)
+            for (size_t i = 0; i < cnt; ++i) {
+                CHECK_EQ_INT(world_of(t, j) * 100000 + r * 1000 + (int)(i % 1000), id[((size_t)j * cnt + i) * 2],
+                             cnt > 5 ? "alltoalls element (80 KB blocks)" : "alltoalls element");
+                CHECK_EQ_INT(-7, id[((size_t)j * cnt + i) * 2 + 1], "alltoalls gap");
+            }
+    }
     /* alltoallsmem with unit strides equals alltoallmem; and the typed/generic alltoall. */
     ++tag;
     for (int j = 0; j < n; ++j) fill_bytes(src + (size_t)j * 3, 3, me, tag * 64 + (uint32_t)j);

@@ -309,16 +309,24 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
             char *d = p.direct[ds] + doff;
             util::copy_strided(d, dstride, src, sstride, elem, count);
             dir = true;
-        } else if (p.msg_signals && count * elem <= signal_message_max && p.how[f.cseg] == route::ucx) {
-            // Emulated RMA: the elements and the signal in one message (runtime.hpp), not a
-            // message per element and a flush.
+        } else if (p.msg_signals && elem <= signal_message_max && p.how[f.cseg] == route::ucx &&
+                   (count * elem <= signal_message_max || dstride != elem)) {
+            // Emulated RMA: the elements in messages of up to signal_message_max bytes (runtime.hpp),
+            // the signal in the last one (after a fence when there are several), not a message
+            // per element and a flush (alltoalls of 1 MiB blocks, dest stride 2: 131072 puts).
             std::uint64_t sig = 0;
             if (id >= 0) {
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
                 sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
             }
-            strided_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, dstride, src, sstride, elem, count * elem,
-                            sig, 1);
+            const std::size_t per = signal_message_max / elem;
+            for (std::size_t i = 0; i < count; i += per) {
+                const std::size_t k = std::min(per, count - i);
+                const bool last = i + k == count;
+                if (last && i > 0 && sig) transport::fence();
+                strided_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff + i * dstride, dstride, src + i * sstride,
+                                sstride, elem, k * elem, last ? sig : 0, last ? 1 : 0);
+            }
             if (id < 0) f.used_ucx_puts = true;
             return;
         } else if (dstride == elem) {
