@@ -646,6 +646,28 @@ void print_ep_info(ucp_ep_h ep, FILE *f) {
     ucp_ep_print_info(ep, f);
 }
 
+namespace {
+long now_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
+}
+
+// Drives `w` until `request` completes, or (deadline_ns > 0, CLOCK_MONOTONIC) until that time has
+// passed; returns its status (UCS_INPROGRESS: given up), and leaves freeing it to the caller.
+// Spins briefly, then yields: the peer that must answer may share our core (more PEs than cores),
+// and a tight loop would keep it from running.
+ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns) {
+    ucs_status_t st;
+    for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
+        if (progress_both(w) != 0 || i <= 256) continue;
+        if (deadline_ns > 0 && now_ns() > deadline_ns) break;
+        sched_yield();
+    }
+    return st;
+}
+} // namespace
+
 void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grace_ns) {
     std::vector<void *> reqs;
     // First a flush of each, while every peer still progresses (finalize: before the barrier
@@ -665,17 +687,10 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grac
         void *r = ep_flush_nbx(w, ep, &prm);
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    const long deadline = long(ts.tv_sec) * 1000000000L + ts.tv_nsec + flush_grace_ns;
+    const long deadline = now_ns() + flush_grace_ns;
     bool late = false;
     for (void *r : reqs) {
-        for (unsigned i = 0; !late && ucp_request_check_status(r) == UCS_INPROGRESS; ++i) {
-            if (progress_both(w) != 0 || i < 256) continue;
-            sched_yield();  // the peer that must answer may need this core
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            late = long(ts.tv_sec) * 1000000000L + ts.tv_nsec > deadline;
-        }
+        if (!late) late = drive_request(r, w, deadline) == UCS_INPROGRESS;
         request_free(w, r);
     }
     reqs.clear();
@@ -779,12 +794,7 @@ unsigned progress_both(ucp_worker_h w) {
 }
 
 ucs_status_t wait(void *request, ucp_worker_h w) {
-    // Spin briefly, then yield: the peer that must answer may share our core (more PEs than
-    // cores), and a tight loop would keep it from running.
-    ucs_status_t st;
-    for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
-        if (progress_both(w) == 0 && i > 256) sched_yield();
-    }
+    const ucs_status_t st = drive_request(request, w, 0);
     request_free(w, request);
     return st;
 }
@@ -811,12 +821,6 @@ void worker_lock::wake() { futex(&word_, FUTEX_WAKE_PRIVATE, 1); }
 
 // ---- the progress thread's loop ------------------------------------------------------------
 namespace {
-long now_ns() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
-}
-
 // The main worker's wakeup fd (-1: none), fetched once per worker for serve() and
 // sleep_for_events() (two threads fetching at once store the same fd).
 int main_efd() {
