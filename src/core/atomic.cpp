@@ -479,6 +479,20 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
                  src_stride, "strided put");
 }
 
+void strided_messages(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
+                      std::size_t dst_stride, const char *data, std::size_t src_stride, std::size_t elem,
+                      std::size_t count, std::uint64_t sig_raddr) {
+    const std::size_t per = signal_message_max / elem;
+    for (std::size_t i = 0; i < count; i += per) {
+        const std::size_t k = std::min(per, count - i);
+        const bool last = i + k == count;
+        // The signal must not overtake the elements of the messages before it.
+        if (last && i > 0 && sig_raddr) transport::fence(worker_of(c));
+        strided_message(routine, c, p, pe, data_raddr + i * dst_stride, dst_stride, data + i * src_stride, src_stride,
+                        elem, k * elem, last ? sig_raddr : 0, last ? 1 : 0);
+    }
+}
+
 std::uint64_t signal_fetch(const char *routine, const std::uint64_t *sig_addr) {
     seg_id s;
     std::size_t off;

@@ -132,12 +132,7 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
             // Where the peer's RMA is emulated (runtime.hpp, signal messages): as many blocks per
             // message as fit, instead of a message per block. The message holds a copy: the
             // source may be reused on return, as for a blocking put.
-            const std::size_t per = signal_message_max / bytes;
-            for (std::size_t i = 0; i < nblocks; i += per) {
-                const std::size_t k = std::min(per, nblocks - i);
-                strided_message(routine, c, p, pe, p.rbase[ds] + doff + i * dstep, dstep, s + i * sstep, sstep, bytes,
-                                k * bytes, 0, 0);
-            }
+            strided_messages(routine, c, p, pe, p.rbase[ds] + doff, dstep, s, sstep, bytes, nblocks, 0);
             return;
         }
     }

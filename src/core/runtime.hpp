@@ -567,6 +567,11 @@ void signal_message(const char *routine, context &c, peer &p, int pe, std::uint6
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value);
+// `count` elements (elem <= signal_message_max) as strided messages of up to signal_message_max
+// bytes each; sig_raddr (0: none) incremented by 1 with the last one, after the others.
+void strided_messages(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
+                      std::size_t dst_stride, const char *data, std::size_t src_stride, std::size_t elem,
+                      std::size_t count, std::uint64_t sig_raddr);
 // Strided gets and get batches as messages (rma.cpp, installed as the transport's handlers): the
 // target packs the elements or the gets a request names, the initiator unpacks the reply.
 void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out);

@@ -319,14 +319,7 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
                 sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
             }
-            const std::size_t per = signal_message_max / elem;
-            for (std::size_t i = 0; i < count; i += per) {
-                const std::size_t k = std::min(per, count - i);
-                const bool last = i + k == count;
-                if (last && i > 0 && sig) transport::fence();
-                strided_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff + i * dstride, dstride, src + i * sstride,
-                                sstride, elem, k * elem, last ? sig : 0, last ? 1 : 0);
-            }
+            strided_messages(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, dstride, src, sstride, elem, count, sig);
             if (id < 0) f.used_ucx_puts = true;
             return;
         } else if (dstride == elem) {
