@@ -33,7 +33,13 @@
  *            compare_swap_nbi's (i -> i + 1) on a word of the next PE all succeed in order; a
  *            put_nbi, fetch_nbi, swap_nbi, 32-bit fetch_and/or/xor_nbi and a blocking fetch in
  *            program order against them.
- * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it). */
+ * USHMEM_WAIT_TIMEOUT bounds every wait (ctest sets it).
+ *
+ * Usage: get_pack short   (2 PEs, UCX_TLS=tcp, USHMEM_TEST_FAULT=short_get_replies on PE 1)
+ *   PE 0 get_nbi's a word of PE 1 and quiets; PE 1's reply to the batch is one byte short (the
+ *   injected fault). The initiator must say so, write nothing, and its quiet must end with the
+ *   timeout naming PE 1: the program fails if the quiet returns, and says whether the word was
+ *   written. */
 #include "common.h"
 #include <mpi.h>
 #if TEST_WITH_USHMEM
@@ -330,8 +336,22 @@ static void test_amo(shmem_ctx_t ctx, const char *what) {
     shmem_barrier_all();
 }
 
+/* `short`: see the header. Only PE 0 issues; PE 1 serves from the barrier (its progress thread). */
+static void test_short(void) {
+    CHECK(npes == 2, "get_pack short runs at 2 PEs");
+    static long got = -1;
+    if (me == 0) {
+        shmem_long_get_nbi(&got, (const long *)area, 1, 1);
+        shmem_quiet();
+        FAIL("shmem_quiet returned although PE 1's reply was short (the word %s written)",
+             got == long_at(1, 0) ? "was" : "was not");
+    }
+    shmem_barrier_all();
+}
+
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2 && (!strcmp(argv[1], "held") || !strcmp(argv[1], "free")), "usage: get_pack held|free");
+    CHECK_NOSHMEM(argc == 2 && (!strcmp(argv[1], "held") || !strcmp(argv[1], "free") || !strcmp(argv[1], "short")),
+                  "usage: get_pack held|free|short");
     const int held = !strcmp(argv[1], "held");
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
@@ -340,6 +360,7 @@ int main(int argc, char **argv) {
     npes = shmem_n_pes();
     fill_area();
     shmem_barrier_all();
+    if (!strcmp(argv[1], "short")) test_short();
     if (held && npes >= 2) test_held();
     test_data(SHMEM_CTX_DEFAULT, (me + 1) % npes, "data");
     test_spread();

@@ -44,6 +44,7 @@ struct settings {
     std::string wait_spin;
     double finalize_notice = 10;
     bool stats = false;
+    std::string test_fault;  // USHMEM_TEST_FAULT: tests only
     // Teams and collectives (core/team.cpp, core/coll/).
     long max_teams = 64;
     std::size_t team_scratch = 0;

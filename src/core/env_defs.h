@@ -70,3 +70,5 @@ USHMEM_ENV(collect_algo, "USHMEM_COLLECT_ALGO", string, "auto",
            "auto|flat|ring|central|node. collect/fcollect: every PE puts its block to every PE; a ring; (fcollect, and alltoall(s) too) rank 0 gathers the blocks and sends each PE its result (auto for small ones over the network on a node with more PEs than CPUs); or (collect, fcollect, alltoall(s); teams across nodes) through one leader per node (auto otherwise for teams across nodes).")
 USHMEM_ENV(scan_algo, "USHMEM_SCAN_ALGO", string, "auto",
            "auto|gather|read|hs. Scans: gather through team scratch, direct reads (same-node teams), or chunked Hillis-Steele.")
+USHMEM_ENV(test_fault, "USHMEM_TEST_FAULT", string, "none",
+           "none|lose_wakeups|short_get_replies. For ushmem's own tests only: a fault injected so that a test can check that the library notices it. lose_wakeups: this PE wakes no sleeping PE (a sleeper then sleeps to its bound, and with SHMEM_DEBUG=1 says 'missed wake-up'); short_get_replies: this PE's replies to batched get_nbi's (USHMEM_PUT_PACK) are one byte short (the initiator says so, writes nothing, and its quiet ends with USHMEM_WAIT_TIMEOUT naming this PE).")

@@ -23,6 +23,7 @@ namespace ushmem::core {
 wait_config g_wait;
 std::size_t g_wake_off = 0;
 bool g_wake_direct = false;
+bool g_lose_wakeups = false;
 
 namespace {
 // Blocking is safe for waits on the library's own signals only when something wakes a sleeper for
@@ -70,6 +71,7 @@ long futex_wait(std::uint32_t *addr, std::uint32_t val, long ns) {
 void futex_wake_all(std::uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
 
 void wake(wake_word *w) {
+    if (USHMEM_UNLIKELY(g_lose_wakeups)) return;  // USHMEM_TEST_FAULT=lose_wakeups (tests only)
     __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
     futex_wake_all(&w->seq);
 }
@@ -99,6 +101,7 @@ long wait_now_ns() {
 
 void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset) {
     g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
+    g_lose_wakeups = rt.cfg.test_fault == "lose_wakeups";
     g_wait.oversubscribed = rt.node_cpus > 0 && local_size > rt.node_cpus;
     const std::string &pol = rt.cfg.wait_policy;
     if (pol == "auto") {

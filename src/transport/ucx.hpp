@@ -310,6 +310,9 @@ using gather_packer = void (*)(const gather_header &h, const void *data, std::si
 // Initiator side: the reply to `cookie`, n bytes packed.
 using gather_receiver = void (*)(std::uint64_t cookie, const void *data, std::size_t n);
 void set_gather_handlers(gather_packer pack, gather_receiver receive);  // before create_worker()
+// A fault for the tests (USHMEM_TEST_FAULT=short_get_replies): replies to get batches (elem 0) go
+// one byte short, so that a test sees the initiator notice it.
+void inject_short_batch_replies();
 // Sends a request with n bytes of data (the reply comes to this worker's handler). nullptr, or why
 // it could not be sent.
 const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h, const void *data = nullptr,
