@@ -19,12 +19,6 @@
 #define ROUNDS 12
 #define LOST_MS 80 /* the bound of a sleep that a waker should end is 100 ms */
 
-static void compute_ms(double ms) {
-    const double end = now_seconds() + ms / 1e3;
-    while (now_seconds() < end) {
-    }
-}
-
 int main(void) {
     static long flag, report, lost;
     shmem_init();
@@ -38,7 +32,7 @@ int main(void) {
             shmem_long_wait_until(&flag, SHMEM_CMP_GE, r);
             shmem_long_atomic_set(&report, r, 0);
         } else {
-            compute_ms((double)(1L << (r - 1)));
+            spin_for((double)(1L << (r - 1)) / 1e3);  /* 2^(r-1) ms */
             const double t0 = now_seconds();
             shmem_long_atomic_set(&flag, r, 1);
             shmem_long_wait_until(&report, SHMEM_CMP_GE, r);
@@ -50,10 +44,11 @@ int main(void) {
         if (me == 1) lost = shmem_long_g(&lost, 0);
         if (lost) break;
     }
-    if (me == 0)  /* (PE 1 follows PE 0's verdict) */
+    if (me == 0) { /* (PE 1 follows PE 0's verdict) */
         CHECK(lost, "no report took %d ms in %d rounds (the longest %.3f ms): no wake-up was lost (is "
                     "USHMEM_TEST_FAULT=lose_wakeups set, with USHMEM_WAIT_POLICY=block?)", LOST_MS, ROUNDS, worst_ms);
-    if (me == 0) printf("lost_wakeup: a sleeper slept to its bound in round %d\n", r);
+        printf("lost_wakeup: a sleeper slept to its bound in round %d\n", r);
+    }
     shmem_finalize();
     return 0;
 }

@@ -531,10 +531,10 @@ int init(const char *routine, const void *comm, int requested) {
     rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
     transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
-    // Faults that ushmem's own tests inject, to check that the library notices them (the wake-ups
-    // in wait_setup).
+    // Faults that ushmem's own tests inject, to check that the library notices them.
     if (rt.cfg.test_fault == "short_get_replies") transport::inject_short_batch_replies();
-    else if (rt.cfg.test_fault != "none" && rt.cfg.test_fault != "lose_wakeups")
+    else if (rt.cfg.test_fault == "lose_wakeups") inject_lost_wakeups();
+    else if (rt.cfg.test_fault != "none")
         fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies "
                        "(faults for ushmem's own tests)", rt.cfg.test_fault.c_str());
     if (!transport::create_worker(mt, err))

@@ -23,9 +23,9 @@ namespace ushmem::core {
 wait_config g_wait;
 std::size_t g_wake_off = 0;
 bool g_wake_direct = false;
-bool g_lose_wakeups = false;
 
 namespace {
+bool g_lose_wakeups = false;  // inject_lost_wakeups()
 // Blocking is safe for waits on the library's own signals only when something wakes a sleeper for
 // what arrives over UCX too: the progress thread (wake_self), or no UCX traffic to this PE at all.
 bool g_network_waker = true;
@@ -99,9 +99,10 @@ long wait_now_ns() {
     return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
 }
 
+void inject_lost_wakeups() { g_lose_wakeups = true; }
+
 void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset) {
     g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
-    g_lose_wakeups = rt.cfg.test_fault == "lose_wakeups";
     g_wait.oversubscribed = rt.node_cpus > 0 && local_size > rt.node_cpus;
     const std::string &pol = rt.cfg.wait_policy;
     if (pol == "auto") {

@@ -66,6 +66,8 @@ constexpr std::size_t wake_area_word = 192;  // word index in the runtime area (
 // At init, once settings, node facts and the runtime area are known. Collective (wake_direct is
 // agreed on by every PE: a writer must wake whatever any reader may block on).
 void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset);
+// USHMEM_TEST_FAULT=lose_wakeups (tests only): this PE wakes no sleeper (wake() returns at once).
+void inject_lost_wakeups();
 std::string wait_describe();  // "block after 5 us (4 PEs on 2 CPUs)" for ushmem-info
 
 // Which wakers a wait can count on.
