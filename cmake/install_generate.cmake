@@ -51,8 +51,11 @@ configure_file("${USHMEM_TEMPLATE_DIR}/ushmem-wrapper.in" "${_stage}/ushmemcc" @
 
 set(WRAPPER_NAME ushmemcxx)
 set(WRAPPER_LANG C++)
-# <ushmem/ushmem.hpp> needs C++20; g++ 12 defaults to C++17. A -std= of the user's wins.
-set(WRAPPER_STD "-std=c++20")
+# <ushmem/ushmem.hpp> needs C++20; g++ 12 defaults to gnu++17. A -std= of the user's wins.
+# The GNU dialect, as g++'s own default: programs written for compilers and wrappers that pass no
+# -std (OSHMEM's oshc++) may use GNU extensions, e.g. C99's creal from <complex.h> in C++, which
+# g++ declares only in gnu++ modes (tests-sos's cxx_test_shmem_*_reduce did not compile with -std=c++20).
+set(WRAPPER_STD "-std=gnu++20")
 set(WRAPPER_ENV USHMEMCXX_CXX)
 _ushmem_sh_quote(WRAPPER_DEFAULT_COMPILER "${USHMEM_CXX}")
 set(WRAPPER_FALLBACK_COMPILER c++)

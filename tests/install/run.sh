@@ -248,11 +248,24 @@ if step "build (d) ushmemcxx hello.cpp (with MPI calls)" "$work/build-d.log" \
     "$ushmemcxx" -DUSHMEM_HELLO_MPI -o "$work/hello_ushmemcxx" "$here/hello.cpp"; then
     run_pes "(d) ushmemcxx" hello.cpp "$work/hello_ushmemcxx"
 fi
-# The C++ API with the wrapper's default language level (C++20) and no flags of our own.
+# The C++ API with the wrapper's default language level (gnu++20) and no flags of our own.
 if step "build (d) ushmemcxx hello_modern.cpp (<ushmem/ushmem.hpp>)" "$work/build-d2.log" \
     "$ushmemcxx" -o "$work/hello_modern" "$here/hello_modern.cpp"; then
     run_pes "(d) ushmemcxx modern" hello_modern.cpp "$work/hello_modern"
 fi
+# C++ that relies on the compiler's GNU dialect, which the wrapper's default must keep: C99's
+# creal/cimag from <complex.h>, as tests-sos's C++ reduction tests use them on the complex
+# reductions' results (g++ declares them only in gnu++ modes, not under -std=c++20).
+cat > "$work/gnu_dialect.cpp" <<'CXX'
+#include <shmem.h>
+#include <complex.h>
+double both_parts(double _Complex z) { return creal(z) + cimag(z); }
+void reduce(double _Complex *dest, const double _Complex *src) {
+    shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, dest, src, 1);
+}
+CXX
+step "ushmemcxx keeps the GNU dialect (<complex.h> creal in C++)" "$work/build-d3.log" \
+    "$ushmemcxx" -c -o "$work/gnu_dialect.o" "$work/gnu_dialect.cpp"
 
 # ---- (e) ushmem-info from the prefix: alone, under mpirun, and --json for tools -------------
 info=$prefix/bin/ushmem-info
