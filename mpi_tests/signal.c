@@ -246,10 +246,13 @@ int main(void) {
         h_sig[0] = g_sig[0] = 0;
         h_sig[1] = g_sig[1] = 0;
         shmem_barrier_all();
-        static const size_t sizes[] = {8, 16, 1000, 4096, 64 * 1024 + 8, MiB};
+        /* 2000 and 2001: over an emulated transport, with ushmem's 48-byte message header, the
+         * last message that goes as one contiguous send (2048 bytes, transport's
+         * small_message_max) and the first that goes as pieces. */
+        static const size_t sizes[] = {8, 16, 1000, 2000, 2001, 4096, 64 * 1024 + 8, MiB};
         int r = 0;
         for (int via = 0; via < NVIA; ++via)
-            for (int si = 0; si < 6; ++si)
+            for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); ++si)
                 for (int combo = 0; combo < 4; ++combo) {
                     int nbi = (r / 2) % 2, op = r % 2 ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET;
                     int sig_static = combo >> 1;
