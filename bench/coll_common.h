@@ -39,9 +39,23 @@
 #define CB_MAX_REPS 101
 #define CB_MAX_SIZES 32
 
-enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_GETALL, CB_NTESTS };
+enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_GETALL, CB_PINGPONG, CB_NTESTS };
 static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall",
-                                                     "alltoalls", "getall"};
+                                                     "alltoalls", "getall", "pingpong"};
+/* pingpong: not a collective either: process r and r + np / 2 (the other host's, with np / 2 per
+ * host) exchange CB_PP_TRIPS round trips per call, the lower one sending first, each message
+ * `size` bytes into the partner's dest plus its notification (put-with-signal and a wait for the
+ * signal; without OpenSHMEM 1.5, a put, a fence and a flag put; MPI: MPI_Send and MPI_Recv). The
+ * value is per one-way trip (the call's time / (2 CB_PP_TRIPS)), as OSU's latency tests report:
+ * both partners spend the whole exchange in the call, so the average over processes is the
+ * exchange's time. With an odd number of processes the last one has no partner and is left out of
+ * the average. Only when named, and at sizes up to CB_GETALL_MAX. */
+#define CB_PP_TRIPS 10
+static inline int cb_pp_partner(int me, int np)
+{
+    const int half = np / 2;
+    return me < half ? me + half : me < 2 * half ? me - half : -1;
+}
 /* getall: not a collective, the pattern of one (SOS's spam all2all_get): every process fetches its
  * block from every other one with blocking gets, the next process first (shmem_getmem; MPI_Get +
  * MPI_Win_flush), so that every process waits for answers while the others wait for its own. Over
@@ -111,7 +125,8 @@ static inline void cb_usage(const char *prog, const char *extra)
            "  -q, --quick        short batches, fewer repeats\n"
            "      --smoke        quickest (ctest): two sizes, 2 repeats\n"
            "  -t, --tests LIST   comma list of: barrier broadcast reduce fcollect alltoall alltoalls getall\n"
-           "                     (default all but getall; alltoalls and getall only at sizes up to 1K)\n"
+           "                     pingpong (default all but getall and pingpong; alltoalls, getall and pingpong\n"
+           "                     only at sizes up to 1K)\n"
            "  -s, --sizes LIST   comma list of sizes in bytes, K/M suffixes (default 8,1K,64K,1M; max 1M)\n"
            "  -r, --reps N       timed batches per job (default 11, quick 7)\n"
            "  -b, --batch-us N   target duration of a batch (default 4000, quick 1500)\n"
@@ -209,7 +224,7 @@ static inline int cb_parse(int argc, char **argv, struct cb_opts *o, const char 
         default: return -1;
         }
     }
-    if (!o->tests) o->tests = ((1u << CB_NTESTS) - 1) & ~(1u << CB_GETALL);
+    if (!o->tests) o->tests = ((1u << CB_NTESTS) - 1) & ~(1u << CB_GETALL) & ~(1u << CB_PINGPONG);
     if (!o->nsizes) {
         if (o->smoke) {
             o->sizes[0] = 8;
@@ -259,7 +274,7 @@ static inline int cb_cmp_double(const void *a, const void *b)
 struct cb_result {
     int test;
     size_t size;
-    double value, best; /* us per call */
+    double value, best; /* us per call (pingpong: per one-way trip) */
     long iters;
     int reps; /* batches taken (fewer than asked when --max-s ended the job) */
 };
@@ -313,7 +328,12 @@ static inline void cb_measure(const struct cb_opts *o, int test, size_t size, st
         } else {
             mine = cb_run(test, size, iters) / (double)iters;
         }
-        per[reps++] = cb_sum(mine) / np;
+        if (test == CB_PINGPONG) { /* per one-way trip, over the processes with a partner */
+            mine /= 2.0 * CB_PP_TRIPS;
+            per[reps++] = cb_sum(cb_pp_partner(cb_rank(), np) < 0 ? 0 : mine) / (np / 2 * 2);
+        } else {
+            per[reps++] = cb_sum(mine) / np;
+        }
         if (o->max_ns > 0 && cb_max(cb_now_ns() - start) > o->max_ns) break;
     }
     qsort(per, (size_t)reps, sizeof per[0], cb_cmp_double);
@@ -336,7 +356,7 @@ static inline void cb_print(const struct cb_result *r, const char *lib, const ch
 static inline void cb_table(const struct cb_opts *o, const struct cb_result *res, int n, const char *title)
 {
     if (!o->table || cb_rank() != 0) return;
-    printf("\n# %s, %d processes (us per call, median of %d batches)\n", title, cb_nprocs(), o->reps);
+    printf("\n# %s, %d processes (us per call, pingpong per one-way trip; median of %d batches)\n", title, cb_nprocs(), o->reps);
     printf("# %-10s %9s %12s %12s %9s\n", "test", "size", "median", "best", "iters");
     for (int i = 0; i < n; ++i)
         printf("  %-10s %9zu %12.4f %12.4f %9ld\n", cb_test_names[res[i].test], res[i].size, res[i].value,
@@ -356,7 +376,8 @@ static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), co
             size_t size = o->sizes[si];
             if (t == CB_BARRIER && si > 0) break;
             if (t == CB_ALLTOALLS && size > CB_ALLTOALLS_MAX) continue;
-            if (t == CB_GETALL && size > CB_GETALL_MAX) continue;
+            if ((t == CB_GETALL || t == CB_PINGPONG) && size > CB_GETALL_MAX) continue;
+            if (t == CB_PINGPONG && cb_nprocs() < 2) continue;
             cb_measure(o, t, size, &res[nres]);
             cb_print(&res[nres], lib, api);
             ++nres;

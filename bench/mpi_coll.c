@@ -65,6 +65,15 @@ static void cb_op(int test, size_t size, long i) {
             MPI_Win_flush(p, win);
         }
         break;
+    case CB_PINGPONG: {
+        const int peer = cb_pp_partner(me, np);
+        if (peer < 0) break;
+        for (int k = 0; k < 2 * CB_PP_TRIPS; ++k) {
+            if ((k & 1) == (me > peer)) MPI_Send(src, cnt, MPI_BYTE, peer, 7, MPI_COMM_WORLD);
+            else MPI_Recv(dst, cnt, MPI_BYTE, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        break;
+    }
     }
 }
 
@@ -109,6 +118,10 @@ static int check(int test, size_t size) {
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
     case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, np, me, n64); break;
+    case CB_PINGPONG: /* the partner's source, block 0 */
+        if (cb_pp_partner(me, np) >= 0)
+            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[k] != pat(cb_pp_partner(me, np), 0, k);
+        break;
     }
     return bad;
 }

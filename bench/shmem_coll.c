@@ -34,6 +34,9 @@ static double *wrk;
 static long psync[2][SHMEM_SYNC_SIZE];
 static double vals[1024];  /* cb_sum / cb_max: one slot per PE on PE 0 */
 static double result;
+static uint64_t pp_sig; /* pingpong's notification: the number of the message (put-with-signal) */
+static long pp_flag;    /* the same without OpenSHMEM 1.5 (a put, a fence, a flag put) */
+static long pp_sent;    /* messages so far, the same count on both partners */
 
 static int cb_rank(void) { return me; }
 static int cb_nprocs(void) { return npes; }
@@ -109,6 +112,33 @@ static void cb_op(int test, size_t size, long i) {
             shmem_getmem(dst + (size_t)p * size, src + (size_t)me * size, size, p);
         }
         break;
+    case CB_PINGPONG: {
+        const int peer = cb_pp_partner(me, npes);
+        if (peer < 0) break;
+        for (int k = 0; k < 2 * CB_PP_TRIPS; ++k) {
+            const long m = ++pp_sent;
+            if ((k & 1) == (me > peer)) { /* this one's turn to send */
+#if HAVE_TEAMS
+                if (!legacy) {
+                    shmem_putmem_signal(dst, src, size, &pp_sig, (uint64_t)m, SHMEM_SIGNAL_SET, peer);
+                    continue;
+                }
+#endif
+                shmem_putmem(dst, src, size, peer);
+                shmem_fence();
+                shmem_long_p(&pp_flag, m, peer);
+            } else {
+#if HAVE_TEAMS
+                if (!legacy) {
+                    shmem_signal_wait_until(&pp_sig, SHMEM_CMP_GE, (uint64_t)m);
+                    continue;
+                }
+#endif
+                shmem_long_wait_until(&pp_flag, SHMEM_CMP_GE, m);
+            }
+        }
+        break;
+    }
     }
 }
 
@@ -158,6 +188,10 @@ static int check(int test, size_t size) {
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
     case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, npes, me, n64); break;
+    case CB_PINGPONG: /* the partner's source, block 0 */
+        if (cb_pp_partner(me, npes) >= 0)
+            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[k] != pat(cb_pp_partner(me, npes), 0, k);
+        break;
     }
     return bad;
 }

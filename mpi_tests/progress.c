@@ -8,6 +8,12 @@
  * long before PE 1 calls the library again. Afterwards PE 1 checks the data it received and
  * PE 0 checks the data it read.
  *
+ * Then the same for a put-with-signal that PE 1 consumed before it computes: PE 1 waits for the
+ * signal (shmem_signal_wait_until), then computes for 2 seconds; PE 0's shmem_quiet after the
+ * put-with-signal must end in less than 1 second too. Over the network the target acknowledges such
+ * a message lazily (the answer it usually sends at once carries the acknowledgement); one that
+ * leaves its wait without answering must still send it while it computes.
+ *
  * This test is about time by necessity; the bound (1 s against a 2 s computation) is generous. */
 #include "common.h"
 
@@ -60,6 +66,31 @@ int main(void) {
     }
     if (me == 1) CHECK_BYTES(dst, BYTES, 0, 78, "1 MiB put by PE 0 while this PE computed");
     shmem_barrier_all();
+
+    /* A put-with-signal consumed by a wait, then a computation. */
+    static uint64_t sig;
+    static long word;
+    const long value = 0x5eed;
+    if (me == 1) {
+        shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1);
+        CHECK(word == value, "the put-with-signal's data: %ld, expected %ld", word, value);
+        double t0 = now_seconds();
+        spin_for(COMPUTE_SECONDS);
+        printf("[PE 1] consumed the signal, then computed for %.2f s\n", now_seconds() - t0);
+    } else if (me == 0) {
+        spin_for(0.05); /* let PE 1 get into its wait */
+        shmem_long_put_signal(&word, &value, 1, &sig, 1, SHMEM_SIGNAL_SET, 1);
+        double t0 = now_seconds();
+        shmem_quiet();
+        put_s = now_seconds() - t0;
+        printf("[PE 0] quiet after a put-with-signal that PE 1 consumed: %.3f s\n", put_s);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(put_s < BOUND_SECONDS,
+              "shmem_quiet after a put-with-signal took %.3f s (bound %.1f s): the target, which "
+              "consumed the signal and then computed, did not acknowledge it meanwhile",
+              put_s, BOUND_SECONDS);
     shmem_free(src);
     shmem_free(dst);
     free(local);

@@ -24,7 +24,9 @@
  *             shmem_ctx_long_iput, shmem_ctx_getmem_nbi, each + shmem_ctx_quiet; the context's endpoint is connected
  *             before the target stops (what is tested is the quiet, not the connection)
  *   ctx_destroy_put  shmem_ctx_putmem on a private context, then shmem_ctx_destroy without a
- *             quiet: the destroy completes the put first, which must time out like a quiet
+ *             quiet: the destroy completes the put first, which must time out like a quiet. Each
+ *             round takes the next of CTX_POOL contexts, all connected before the target stops:
+ *             a context created after it stopped would time out in its connection instead
  *   ctx_destroy  shmem_ctx_destroy of a private context whose operations all completed before
  *             the target stopped: it closes the context's endpoints (a flush of each) and must
  *             return; PE 0 then says so and calls shmem_global_exit(3)
@@ -42,6 +44,7 @@
 
 static long flag = 0;
 static long data[16];
+#define CTX_POOL 16
 
 int main(int argc, char **argv) {
     CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|ctx_destroy_put|ctx_destroy|barrier|reduce|broadcast");
@@ -49,11 +52,17 @@ int main(int argc, char **argv) {
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
     CHECK(shmem_n_pes() >= 2, "needs at least 2 PEs");
-    shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+    shmem_ctx_t ctx = SHMEM_CTX_DEFAULT, pool[CTX_POOL];
+    int pooled = 0, next = 0;
     if (me == 0 && !strncmp(mode, "ctx_", 4)) {
-        CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
-        shmem_ctx_putmem_signal(ctx, data, &data[9], sizeof data[9], (uint64_t *)&data[8], 1, SHMEM_SIGNAL_ADD, target);
-        shmem_ctx_quiet(ctx);
+        pooled = !strcmp(mode, "ctx_destroy_put") ? CTX_POOL : 1;
+        for (int k = 0; k < pooled; ++k) {
+            CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &pool[k]) == 0, "shmem_ctx_create failed");
+            shmem_ctx_putmem_signal(pool[k], data, &data[9], sizeof data[9], (uint64_t *)&data[8], 1,
+                                    SHMEM_SIGNAL_ADD, target);
+            shmem_ctx_quiet(pool[k]);
+        }
+        ctx = pool[0];
     }
     shmem_barrier_all();
     if (me == target) {
@@ -111,9 +120,9 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 shmem_global_exit(3);
             } else if (!strcmp(mode, "ctx_destroy_put")) {
-                shmem_ctx_putmem(ctx, data, &i, sizeof i, target);
-                shmem_ctx_destroy(ctx);
-                CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create failed");
+                if (next == pooled) break; /* the target answered them all: the failure below */
+                shmem_ctx_putmem(pool[next], data, &i, sizeof i, target);
+                shmem_ctx_destroy(pool[next++]);
             } else if (!strncmp(mode, "ctx_", 4)) {
                 if (!strcmp(mode, "ctx_get_nbi")) {
                     shmem_ctx_getmem_nbi(ctx, &v, data, sizeof v, target);

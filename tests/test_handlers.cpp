@@ -41,7 +41,7 @@ protected:
     }
     static tp::signal_header header(std::uint64_t data, std::uint64_t sig, std::uint64_t value, tp::signal_op op,
                                     std::uint32_t elem = 0, std::uint64_t stride = 0) {
-        return tp::signal_header{data, sig, value, op, elem, stride, 0, 0};
+        return tp::signal_header{.data_addr = data, .sig_addr = sig, .value = value, .op = op, .elem = elem, .dst_stride = stride};
     }
     // A pack holding the records appended by `fill` (each call: at, then returns the new end).
     template <class F>

@@ -195,7 +195,7 @@ void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t
     alignas(8) char rec[need];
     pp::append(rec, 0, raddr, &v, sizeof(U), record_kind(op));
     // (send_message sends an open pack to that PE first.)
-    send_message(routine, c, p, pe, {0, 0, 0, transport::signal_op::pack, 0, 0, 0, 0}, rec, need, 0,
+    send_message(routine, c, p, pe, {.data_addr = 0, .sig_addr = 0, .value = 0, .op = transport::signal_op::pack}, rec, need, 0,
                  "atomic operation");
 }
 
@@ -442,15 +442,21 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
         // 3-4 us to a put + quiet). The ones that follow, a stream, are owed and batched to the
         // main worker, tagged with the context's stream (both add to the same counts). The
         // context has one thread at a time: its pending bits are its own.
+        // A signal's (put_signal, signal_add/set) is lazy (transport::ack_lazy): its receiver
+        // usually waits for it and answers at once, and the answer carries the acknowledgement.
+        // Only with progress threads (every PE has one, or none): a receiver that leaves its wait
+        // and stays away from the library (computing, or blocked in MPI) then still sends it, at
+        // its thread's next look (the hand-off period). Without them a sender's quiet would wait
+        // for the receiver's next call, which may wait for the sender.
         const std::uint32_t stream = c.own_worker ? c.lanes->ack_stream : 0;
-        hs.ack = !c.own_worker ? transport::ack_owed
+        hs.ack = !c.own_worker ? (h.sig_addr && rt.progress_thread ? transport::ack_lazy : transport::ack_owed)
                  : stream != 0 && (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks)
                      ? transport::ack_owed | stream << 8
                      : transport::ack_reply;
         hs.from = std::uint32_t(rt.me);
         acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, hs, data, n, src_stride))
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n, src_stride))
         fatal(routine, "%s to PE %d failed: %s", what, pe, err);
     c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
 }
@@ -458,7 +464,7 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
 
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
-    send_message(routine, c, p, pe, {data_raddr, sig_raddr, value, op, 0, 0, 0, 0}, data, n, 0,
+    send_message(routine, c, p, pe, {.data_addr = data_raddr, .sig_addr = sig_raddr, .value = value, .op = op}, data, n, 0,
                  sig_raddr ? "signal" : "put");
 }
 
@@ -475,7 +481,12 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
                      std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
                      std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
     send_message(routine, c, p, pe,
-                 {data_raddr, sig_raddr, value, transport::signal_op::add, std::uint32_t(elem), dst_stride, 0, 0}, data, n,
+                 {.data_addr = data_raddr,
+                  .sig_addr = sig_raddr,
+                  .value = value,
+                  .op = transport::signal_op::add,
+                  .elem = std::uint32_t(elem),
+                  .dst_stride = dst_stride}, data, n,
                  src_stride, "strided put");
 }
 

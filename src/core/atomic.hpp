@@ -212,7 +212,12 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
     settle_thread_packs(routine);
     for (int i = 0; i < 1024; ++i) {
         if (cond()) return;
-        if ((i & 7) == 7) transport::progress();  // the condition is cheap; progress is not
+        // The condition is cheap; progress is not. A message that satisfies a wait on user data
+        // is acknowledged after this PE's answer (transport::progress_answering).
+        if ((i & 7) == 7) {
+            if (!user_data) transport::progress();
+            else if (transport::progress_answering(cond)) return;
+        }
     }
     char what[256];
     describe(what, sizeof what);

@@ -526,6 +526,7 @@ int init(const char *routine, const void *comm, int requested) {
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
+    transport::allow_lazy_acks(rt.progress_thread);  // (ack_lazy: who sends them when the PE computes)
     transport::set_signal_handler(on_signal_message);
     rt.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());

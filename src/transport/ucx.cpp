@@ -164,7 +164,8 @@ signal_handler g_signal_handler = nullptr;
 ack_receiver g_ack_receive = nullptr;
 std::uint32_t g_ack_me = 0;
 thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
-void owe_ack(std::uint32_t pe, std::uint32_t stream);  // below, with the other replies
+std::uint32_t g_owed_npes = 0;  // the PEs a message may come from (set_ack_handler)
+void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy);  // below, with the other replies
 void ack_now(const ucp_am_recv_param_t *param);
 
 ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
@@ -178,9 +179,14 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     }
     signal_header h;
     std::memcpy(&h, header, sizeof h);
+    if (h.acks) {
+        if (h.from < g_owed_npes && g_ack_receive) g_ack_receive(h.from, h.acks);
+        else std::fprintf(stderr, "ushmem: internal error: acknowledgements from PE %u (%u PEs)\n", h.from, g_owed_npes);
+    }
     g_signal_handler(h, data, length);
-    if ((h.ack & 0xff) == ack_reply) ack_now(param);
-    else if (h.ack) owe_ack(h.from, h.ack >> 8);
+    const std::uint32_t kind = h.ack & 0xff;
+    if (kind == ack_reply) ack_now(param);
+    else if (kind) owe_ack(h.from, h.ack >> 8, kind == ack_lazy);
     return UCS_OK;
 }
 
@@ -199,6 +205,12 @@ struct owed_acks {
     std::atomic_flag lock = ATOMIC_FLAG_INIT;
     std::vector<std::uint32_t> count;  // per PE: its main worker's stream (0)
     std::vector<std::uint32_t> pes;    // the PEs whose count is not 0
+    // ack_lazy (main worker's stream): per PE, how many, and the number of the send_owed_acks call
+    // during whose progress call the first of them was owed (`calls` then); sent by a later call.
+    std::vector<std::uint32_t> lazy;
+    std::vector<std::uint64_t> lazy_since;
+    std::vector<std::uint32_t> lazy_pes;  // the PEs whose lazy count is not 0
+    std::uint64_t calls = 0;
     // Other streams (a context's own worker: create_extra_worker): few at a time, searched.
     struct stream_count {
         std::uint32_t pe, stream, n;
@@ -208,6 +220,24 @@ struct owed_acks {
         while (lock.test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
     }
     void release() { lock.clear(std::memory_order_release); }
+    // Under the lock: takes PE `pe`'s lazy count (0 if none).
+    std::uint32_t take_lazy(std::uint32_t pe) {
+        const std::uint32_t n = lazy[pe];
+        if (n) {
+            lazy[pe] = 0;
+            erase(lazy_pes, pe);
+        }
+        return n;
+    }
+    bool none() const { return pes.empty() && streams.empty() && lazy_pes.empty(); }
+    static void erase(std::vector<std::uint32_t> &v, std::uint32_t pe) {
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (v[i] == pe) {
+                v[i] = v.back();
+                v.pop_back();
+                return;
+            }
+    }
 };
 owed_acks g_owed;
 
@@ -248,14 +278,40 @@ void unregister_ack_stream(std::uint32_t stream) {
 }
 std::atomic<ack_endpoint> g_ack_endpoint{nullptr};
 std::atomic<bool> g_acks_stopped{false};
+
+// What signal_nbx carries to PE `pe` (signal_header::acks): every acknowledgement owed to it on
+// the main worker's stream, lazy or not, taken off the owed ones. 0 when none, or too many for
+// the field (then they go as an acknowledgement of their own).
+std::uint32_t take_acks_for(std::uint32_t pe) {
+    if (__builtin_expect(!detail::acks_owed.load(std::memory_order_relaxed), 1)) return 0;
+    if (!g_ack_endpoint.load(std::memory_order_relaxed) || g_acks_stopped.load(std::memory_order_relaxed)) return 0;
+    g_owed.acquire();
+    std::uint32_t n = 0;
+    if (pe < g_owed.count.size() && std::uint64_t(g_owed.count[pe]) + g_owed.lazy[pe] < (1u << 24)) {
+        n = g_owed.take_lazy(pe);
+        if (g_owed.count[pe]) {
+            n += g_owed.count[pe];
+            g_owed.count[pe] = 0;
+            owed_acks::erase(g_owed.pes, pe);
+        }
+        if (g_owed.none()) detail::acks_owed.store(false, std::memory_order_relaxed);
+    }
+    g_owed.release();
+    return n;
+}
 } // namespace
 
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes) {
     g_ack_receive = receive;
     g_ack_me = me;
+    g_owed_npes = npes;
     g_owed.count.assign(npes, 0);
     g_owed.pes.clear();
     g_owed.pes.reserve(npes);
+    g_owed.lazy.assign(npes, 0);
+    g_owed.lazy_since.assign(npes, 0);
+    g_owed.lazy_pes.clear();
+    g_owed.lazy_pes.reserve(npes);
     g_owed.streams.clear();
     g_ack_endpoint.store(nullptr);
     g_acks_stopped.store(false);
@@ -327,8 +383,8 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
 }
 
 // A message that asked for an acknowledgement (signal_header::ack) ran: owed to its sender until
-// the progress call returns (send_owed_acks).
-void owe_ack(std::uint32_t pe, std::uint32_t stream) {
+// the progress call returns (send_owed_acks), or (`lazy`) the next one does.
+void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy) {
     g_owed.acquire();
     if (pe >= g_owed.count.size()) {
         g_owed.release();
@@ -336,7 +392,12 @@ void owe_ack(std::uint32_t pe, std::uint32_t stream) {
                      pe, g_owed.count.size());
         return;
     }
-    if (stream == 0) {
+    if (lazy) {
+        if (g_owed.lazy[pe]++ == 0) {
+            g_owed.lazy_since[pe] = g_owed.calls;
+            g_owed.lazy_pes.push_back(pe);
+        }
+    } else if (stream == 0) {
         if (g_owed.count[pe]++ == 0) g_owed.pes.push_back(pe);
     } else {
         bool found = false;
@@ -418,19 +479,38 @@ void send_owed_acks() {
     const ack_endpoint endpoint_of = g_ack_endpoint.load(std::memory_order_acquire);
     const bool drop = g_acks_stopped.load(std::memory_order_relaxed);
     if (!endpoint_of && !drop) return;  // init: peers not known yet, they stay owed
+    bool first = true;
+    std::uint64_t call = 0;
     for (;;) {
         // A batch at a time, taken under the lock and sent outside it (endpoint_of may create an
         // endpoint; another thread's handler may owe more meanwhile).
         std::uint32_t batch[32][3];  // to PE, how many, stream
         std::size_t k = 0;
         g_owed.acquire();
+        if (first) {
+            call = g_owed.calls++;
+            first = false;
+        }
         while (k < 32 && !g_owed.pes.empty()) {
             const std::uint32_t pe = g_owed.pes.back();
             g_owed.pes.pop_back();
             batch[k][0] = pe;
-            batch[k][1] = g_owed.count[pe];
+            batch[k][1] = g_owed.count[pe] + g_owed.take_lazy(pe);  // (one acknowledgement for both)
             batch[k][2] = 0;
             g_owed.count[pe] = 0;
+            ++k;
+        }
+        // Lazy ones owed before this progress call: the message's receiver did not answer its
+        // sender at once (or it would have carried them).
+        for (std::size_t i = 0; k < 32 && i < g_owed.lazy_pes.size();) {
+            const std::uint32_t pe = g_owed.lazy_pes[i];
+            if (g_owed.lazy_since[pe] >= call) {
+                ++i;
+                continue;
+            }
+            batch[k][0] = pe;
+            batch[k][1] = g_owed.take_lazy(pe);
+            batch[k][2] = 0;
             ++k;
         }
         while (k < 32 && !g_owed.streams.empty()) {
@@ -441,7 +521,7 @@ void send_owed_acks() {
             batch[k][2] = e.stream;
             ++k;
         }
-        if (g_owed.pes.empty() && g_owed.streams.empty()) detail::acks_owed.store(false, std::memory_order_relaxed);
+        if (g_owed.none()) detail::acks_owed.store(false, std::memory_order_relaxed);
         g_owed.release();
         for (std::size_t i = 0; i < k && !drop; ++i) {
             // No endpoint: finalize closes them, and no PE waits for an acknowledgement any more.
@@ -463,6 +543,25 @@ void send_owed_acks() {
     }
 }
 
+void allow_lazy_acks(bool on) { detail::lazy_acks = on; }
+
+void defer_owed_acks() {
+    g_owed.acquire();
+    // As send_owed_acks would, at the end of this progress call: the lazy ones owed before it are
+    // due at the next (calls advanced), and those owed now (count) become lazy, due there too.
+    const std::uint64_t call = g_owed.calls++;
+    for (const std::uint32_t pe : g_owed.pes) {
+        if (g_owed.lazy[pe] == 0) {
+            g_owed.lazy_since[pe] = call;
+            g_owed.lazy_pes.push_back(pe);
+        }
+        g_owed.lazy[pe] += g_owed.count[pe];
+        g_owed.count[pe] = 0;
+    }
+    g_owed.pes.clear();
+    g_owed.release();
+}
+
 namespace {
 // Sends issued by the core: under the worker's lock, counted (issue_op).
 const char *send_copy(ucp_worker_h w, ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n,
@@ -480,13 +579,18 @@ const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h, cons
     return send_copy(w, ep, gather_am_id, copy, sizeof h, n, UCP_AM_SEND_FLAG_REPLY);
 }
 
-const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, const signal_header &hdr, const void *data, std::size_t n,
-                       std::size_t src_stride) {
+const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const signal_header &hdr, const void *data,
+                       std::size_t n, std::size_t src_stride) {
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
     // microseconds of a message).
     auto *copy = static_cast<char *>(message_alloc(sizeof hdr + n));
     if (!copy) return "out of memory for a signal message";
-    std::memcpy(copy, &hdr, sizeof hdr);
+    signal_header h = hdr;
+    if (const std::uint32_t acks = take_acks_for(to)) {  // one load when none are owed
+        h.acks = acks & ((1u << 24) - 1);
+        h.from = g_ack_me;
+    }
+    std::memcpy(copy, &h, sizeof h);
     if (src_stride && hdr.elem) {
         util::copy_strided(copy + sizeof hdr, hdr.elem, data, src_stride, hdr.elem, n / hdr.elem);
     } else if (n) {
@@ -825,7 +929,7 @@ void pe_blocking() {
     syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-unsigned progress_shared() {
+unsigned progress_shared(bool settle) {
     g_pe_progress.store(g_pe_progress.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
     if (__builtin_expect(g_pe_blocked.load(std::memory_order_relaxed), 0)) g_pe_blocked.store(false);
     // The progress thread sleeps in poll() on the worker's fd: every message that arrives now would
@@ -842,7 +946,7 @@ unsigned progress_shared() {
         n = ucp_worker_progress(g_worker);
     }
     signal_pollers(n);
-    settle_acks();
+    if (settle) settle_acks();
     return n;
 }
 
