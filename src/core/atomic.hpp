@@ -18,6 +18,9 @@
 #pragma once
 
 #include "core/runtime.hpp"
+#include "core/wait.hpp"
+
+#include <sched.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -210,6 +213,20 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
 template <class Cond, class Describe>
 inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
     settle_thread_packs(routine);
+    // A wait on user data where the policy does not spin (g_wait.no_spin: every lane emulated over
+    // sockets, more PEs than CPUs): the data comes from a PE that may need this very CPU, and each
+    // progress call is a system call. Each poll then yields, as await_requests' do (and Open MPI's
+    // when oversubscribed). A put-with-signal ping-pong over tcp between 2 PEs sharing a core (4
+    // PEs on 2 cores) took 60-77 us one way with the spin, whatever the policy.
+    if (user_data && USHMEM_UNLIKELY(!wait_spins_first(false))) {
+        for (int i = 0; i < 256; ++i) {
+            if (cond() || transport::progress_answering(cond)) return;
+            sched_yield();
+        }
+        char what[256];
+        describe(what, sizeof what);
+        return wait_for(routine, what, cond, user_data, remote);
+    }
     for (int i = 0; i < 1024; ++i) {
         if (cond()) return;
         // The condition is cheap; progress is not. A message that satisfies a wait on user data
