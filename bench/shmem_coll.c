@@ -188,10 +188,11 @@ static int check(int test, size_t size) {
                 bad = (unsigned char)dst[(size_t)p * size + k] != pat(p, (size_t)me, k);
         break;
     case CB_ALLTOALLS: bad = cb_check_alltoalls(dst, npes, me, n64); break;
-    case CB_PINGPONG: /* the partner's source, block 0 */
-        if (cb_pp_partner(me, npes) >= 0)
-            for (size_t k = 0; k < size && !bad; ++k) bad = (unsigned char)dst[k] != pat(cb_pp_partner(me, npes), 0, k);
+    case CB_PINGPONG: { /* the partner's source, block 0 */
+        const int peer = cb_pp_partner(me, npes);
+        for (size_t k = 0; k < size && peer >= 0 && !bad; ++k) bad = (unsigned char)dst[k] != pat(peer, 0, k);
         break;
+    }
     }
     return bad;
 }

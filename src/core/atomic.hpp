@@ -223,17 +223,15 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
             if (cond() || transport::progress_answering(cond)) return;
             sched_yield();
         }
-        char what[256];
-        describe(what, sizeof what);
-        return wait_for(routine, what, cond, user_data, remote);
-    }
-    for (int i = 0; i < 1024; ++i) {
-        if (cond()) return;
-        // The condition is cheap; progress is not. A message that satisfies a wait on user data
-        // is acknowledged after this PE's answer (transport::progress_answering).
-        if ((i & 7) == 7) {
-            if (!user_data) transport::progress();
-            else if (transport::progress_answering(cond)) return;
+    } else {
+        for (int i = 0; i < 1024; ++i) {
+            if (cond()) return;
+            // The condition is cheap; progress is not. A message that satisfies a wait on user
+            // data is acknowledged after this PE's answer (transport::progress_answering).
+            if ((i & 7) == 7) {
+                if (!user_data) transport::progress();
+                else if (transport::progress_answering(cond)) return;
+            }
         }
     }
     char what[256];

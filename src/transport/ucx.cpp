@@ -164,7 +164,6 @@ signal_handler g_signal_handler = nullptr;
 ack_receiver g_ack_receive = nullptr;
 std::uint32_t g_ack_me = 0;
 thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
-std::uint32_t g_owed_npes = 0;  // the PEs a message may come from (set_ack_handler)
 void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy);  // below, with the other replies
 void ack_now(const ucp_am_recv_param_t *param);
 
@@ -179,10 +178,7 @@ ucs_status_t on_signal_message(void *, const void *header, size_t header_length,
     }
     signal_header h;
     std::memcpy(&h, header, sizeof h);
-    if (h.acks) {
-        if (h.from < g_owed_npes && g_ack_receive) g_ack_receive(h.from, h.acks);
-        else std::fprintf(stderr, "ushmem: internal error: acknowledgements from PE %u (%u PEs)\n", h.from, g_owed_npes);
-    }
+    if (h.acks && g_ack_receive) g_ack_receive(h.from, h.acks);  // (which checks `from`)
     g_signal_handler(h, data, length);
     const std::uint32_t kind = h.ack & 0xff;
     if (kind == ack_reply) ack_now(param);
@@ -220,6 +216,14 @@ struct owed_acks {
         while (lock.test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
     }
     void release() { lock.clear(std::memory_order_release); }
+    // Under the lock: owes PE `pe` n more lazily, due after the current progress call.
+    void add_lazy(std::uint32_t pe, std::uint32_t n) {
+        if (lazy[pe] == 0) {
+            lazy_since[pe] = calls;
+            lazy_pes.push_back(pe);
+        }
+        lazy[pe] += n;
+    }
     // Under the lock: takes PE `pe`'s lazy count (0 if none).
     std::uint32_t take_lazy(std::uint32_t pe) {
         const std::uint32_t n = lazy[pe];
@@ -304,7 +308,6 @@ std::uint32_t take_acks_for(std::uint32_t pe) {
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes) {
     g_ack_receive = receive;
     g_ack_me = me;
-    g_owed_npes = npes;
     g_owed.count.assign(npes, 0);
     g_owed.pes.clear();
     g_owed.pes.reserve(npes);
@@ -393,10 +396,7 @@ void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy) {
         return;
     }
     if (lazy) {
-        if (g_owed.lazy[pe]++ == 0) {
-            g_owed.lazy_since[pe] = g_owed.calls;
-            g_owed.lazy_pes.push_back(pe);
-        }
+        g_owed.add_lazy(pe, 1);
     } else if (stream == 0) {
         if (g_owed.count[pe]++ == 0) g_owed.pes.push_back(pe);
     } else {
@@ -547,18 +547,14 @@ void allow_lazy_acks(bool on) { detail::lazy_acks = on; }
 
 void defer_owed_acks() {
     g_owed.acquire();
-    // As send_owed_acks would, at the end of this progress call: the lazy ones owed before it are
-    // due at the next (calls advanced), and those owed now (count) become lazy, due there too.
-    const std::uint64_t call = g_owed.calls++;
+    // As send_owed_acks would, at the end of this progress call: those owed now (count) become
+    // lazy, and the lazy ones (these included) are due at the next call (calls advanced).
     for (const std::uint32_t pe : g_owed.pes) {
-        if (g_owed.lazy[pe] == 0) {
-            g_owed.lazy_since[pe] = call;
-            g_owed.lazy_pes.push_back(pe);
-        }
-        g_owed.lazy[pe] += g_owed.count[pe];
+        g_owed.add_lazy(pe, g_owed.count[pe]);
         g_owed.count[pe] = 0;
     }
     g_owed.pes.clear();
+    ++g_owed.calls;
     g_owed.release();
 }
 
@@ -929,7 +925,7 @@ void pe_blocking() {
     syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-unsigned progress_shared(bool settle) {
+unsigned progress_shared() {
     g_pe_progress.store(g_pe_progress.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
     if (__builtin_expect(g_pe_blocked.load(std::memory_order_relaxed), 0)) g_pe_blocked.store(false);
     // The progress thread sleeps in poll() on the worker's fd: every message that arrives now would
@@ -946,7 +942,6 @@ unsigned progress_shared(bool settle) {
         n = ucp_worker_progress(g_worker);
     }
     signal_pollers(n);
-    if (settle) settle_acks();
     return n;
 }
 
@@ -1256,6 +1251,7 @@ void stop_serving() {
 void answer_progress_ask() {
     detail::pe_issue.asked.store(false, std::memory_order_relaxed);
     progress_shared();
+    settle_acks();
 }
 
 void nbi_completion(void *request, ucs_status_t status, void *) {

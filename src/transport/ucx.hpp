@@ -350,7 +350,7 @@ void print_ep_info(ucp_ep_h ep, FILE *f);
 
 // Progress and completion. The forms with a worker drive that worker (a context's own) and the
 // main one.
-unsigned progress_shared(bool settle = true);  // the main worker, under its lock; counted (serve())
+unsigned progress_shared();  // the main worker, under its lock; counted (serve()); no settle_acks
 // After a progress call that served events at SHMEM_THREAD_MULTIPLE: runs the served hook (the
 // core's wake word), then rouse_event_sleepers(); events this thread just served may be what
 // another thread of the PE waits for.
@@ -364,10 +364,15 @@ void set_served_hook(bool (*hook)());
 inline void signal_pollers(unsigned served) {
     if (__builtin_expect(detail::main_multi, 0) && served) signal_pollers_slow();
 }
-inline unsigned progress() {
+// The main worker's progress, without sending what its handlers owe (progress() does).
+inline unsigned progress_main() {
     if (__builtin_expect(detail::main_shared, 0)) return progress_shared();
     const unsigned n = ucp_worker_progress(detail::main_worker);
     signal_pollers(n);
+    return n;
+}
+inline unsigned progress() {
+    const unsigned n = progress_main();
     settle_acks();
     return n;
 }
@@ -390,14 +395,7 @@ template <class Cond> inline bool progress_answering(Cond satisfied) {
         progress();
         return satisfied();
     }
-    unsigned n;
-    if (__builtin_expect(detail::main_shared, 0)) {
-        n = progress_shared(false);
-    } else {
-        n = ucp_worker_progress(detail::main_worker);
-        signal_pollers(n);
-    }
-    if (n && satisfied()) {
+    if (progress_main() && satisfied()) {
         if (detail::acks_owed.load(std::memory_order_relaxed)) defer_owed_acks();
         return true;
     }
