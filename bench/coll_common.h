@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CB_MAX_SIZE ((size_t)1 << 20)
 #define CB_MAX_REPS 101
@@ -42,17 +43,21 @@
 enum cb_test { CB_BARRIER, CB_BCAST, CB_REDUCE, CB_FCOLLECT, CB_ALLTOALL, CB_ALLTOALLS, CB_GETALL, CB_PINGPONG, CB_NTESTS };
 static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "reduce", "fcollect", "alltoall",
                                                      "alltoalls", "getall", "pingpong"};
-/* pingpong: not a collective either: process r and r + np / 2 (the other host's, with np / 2 per
- * host) exchange CB_PP_TRIPS round trips per call, the lower one sending first, each message
- * `size` bytes into the partner's dest plus its notification (put-with-signal and a wait for the
- * signal; without OpenSHMEM 1.5, a put, a fence and a flag put; MPI: MPI_Send and MPI_Recv). The
- * value is per one-way trip (the call's time / (2 CB_PP_TRIPS)), as OSU's latency tests report:
- * both partners spend the whole exchange in the call, so the average over processes is the
- * exchange's time. With an odd number of processes the last one has no partner and is left out of
- * the average. Only when named, and at sizes up to CB_GETALL_MAX. */
+/* pingpong: not a collective either: each process and its partner exchange CB_PP_TRIPS round trips
+ * per call, the lower one sending first, each message `size` bytes into the partner's dest plus its
+ * notification (put-with-signal and a wait for the signal; without OpenSHMEM 1.5, a put, a fence
+ * and a flag put; MPI: MPI_Send and MPI_Recv). Partners are on different hosts when the job spans
+ * several (cb_pp_pair: the i-th process of the first host with the i-th of the second, the third
+ * host's with the fourth's, ..., whatever the launcher's mapping), else process r and r + np / 2.
+ * The value is per one-way trip (the call's time / (2 CB_PP_TRIPS)), as OSU's latency tests
+ * report: both partners spend the whole exchange in the call, so the average over processes is
+ * the exchange's time. A process without a partner (an odd count, hosts of unequal sizes) is left
+ * out of the average. Only when named, and at sizes up to CB_GETALL_MAX. */
 #define CB_PP_TRIPS 10
+static int *cb_pp_peer; /* partner of each process (-1: none), from cb_pp_pair */
 static inline int cb_pp_partner(int me, int np)
 {
+    if (cb_pp_peer) return cb_pp_peer[me];
     const int half = np / 2;
     return me < half ? me + half : me < 2 * half ? me - half : -1;
 }
@@ -330,7 +335,8 @@ static inline void cb_measure(const struct cb_opts *o, int test, size_t size, st
         }
         if (test == CB_PINGPONG) { /* per one-way trip, over the processes with a partner */
             mine /= 2.0 * CB_PP_TRIPS;
-            per[reps++] = cb_sum(cb_pp_partner(cb_rank(), np) < 0 ? 0 : mine) / (np / 2 * 2);
+            const int paired = cb_pp_partner(cb_rank(), np) >= 0;
+            per[reps++] = cb_sum(paired ? mine : 0) / cb_sum(paired);
         } else {
             per[reps++] = cb_sum(mine) / np;
         }
@@ -364,12 +370,58 @@ static inline void cb_table(const struct cb_opts *o, const struct cb_result *res
     fflush(stdout);
 }
 
+/* The pingpong partners (cb_pp_partner): every process learns every process's host (a 31-bit hash
+ * of its name, exact in a double, one cb_sum per process: at start-up, only when pingpong runs). */
+static inline void cb_pp_pair(void)
+{
+    const int np = cb_nprocs(), me = cb_rank();
+    char name[256] = "";
+    gethostname(name, sizeof name - 1);
+    uint32_t h = 2166136261u;
+    for (const char *c = name; *c; ++c) h = (h ^ (uint8_t)*c) * 16777619u;
+    h &= 0x7fffffffu;
+    double *host = malloc(sizeof(double) * (size_t)np);
+    int *group = malloc(sizeof(int) * (size_t)np), *index = malloc(sizeof(int) * (size_t)np);
+    cb_pp_peer = malloc(sizeof(int) * (size_t)np);
+    if (!host || !group || !index || !cb_pp_peer) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    int ngroups = 0;
+    for (int p = 0; p < np; ++p) { /* groups in order of their first process; index: place in it */
+        host[p] = cb_sum(p == me ? (double)h : 0.0);
+        group[p] = -1;
+        index[p] = 0;
+        for (int q = 0; q < p; ++q)
+            if (host[q] == host[p]) {
+                group[p] = group[q];
+                ++index[p];
+            }
+        if (group[p] < 0) group[p] = ngroups++;
+    }
+    for (int p = 0; p < np; ++p) {
+        cb_pp_peer[p] = -1;
+        if (ngroups == 1) {
+            const int half = np / 2;
+            cb_pp_peer[p] = p < half ? p + half : p < 2 * half ? p - half : -1;
+            continue;
+        }
+        const int g = group[p] ^ 1; /* 0 with 1, 2 with 3, ... */
+        for (int q = 0; q < np; ++q)
+            if (group[q] == g && index[q] == index[p]) cb_pp_peer[p] = q;
+    }
+    free(host);
+    free(group);
+    free(index);
+}
+
 /* Runs the plan; `check(test, size)` verifies one call's result (0 ok). Returns the exit code. */
 static inline int cb_main(const struct cb_opts *o, int (*check)(int, size_t), const char *lib, const char *api,
                           const char *title)
 {
     struct cb_result res[CB_NTESTS * CB_MAX_SIZES];
     int nres = 0, bad = 0;
+    if (o->tests & (1u << CB_PINGPONG)) cb_pp_pair();
     for (int t = 0; t < CB_NTESTS; ++t) {
         if (!(o->tests & (1u << t))) continue;
         for (int si = 0; si < o->nsizes; ++si) {
