@@ -214,8 +214,8 @@ std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t 
 template <class Cond, class Describe>
 inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
     settle_thread_packs(routine);
-    // Where the policy does not spin (g_wait.no_spin: every lane emulated over sockets, more PEs
-    // than CPUs) the data or the reply comes from a PE that may need this very CPU, and each
+    // Where the policy does not spin (g_wait.no_spin: the worker polls sockets, every lane
+    // emulated or peers on other nodes, more PEs than CPUs) the data or the reply comes from a PE that may need this very CPU, and each
     // progress call is a system call. Each poll then yields, as await_requests' do (and Open MPI's
     // when oversubscribed). 4 PEs on 2 cores over tcp, partners on one core: a put-with-signal
     // ping-pong took 60-77 us one way with the spin, whatever the policy, and a fetch-add 80-83

@@ -154,7 +154,9 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     g_wait.remote_poll = g_wait.mode == wait_mode::block && (remote_peers || all_emulated);
     g_local_pes = local_size;
     g_events_only = all_emulated;
-    g_wait.no_spin = all_emulated && g_wait.spin_ns == 0;
+    // (With peers on other nodes the worker's progress polls their sockets, an epoll_wait, even
+    // where the wait is for a same-node peer's direct signal.)
+    g_wait.no_spin = (all_emulated || remote_peers) && g_wait.spin_ns == 0;
 }
 
 std::string wait_describe() {
