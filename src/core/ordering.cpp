@@ -114,17 +114,19 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     // from PE 3 while the others wait in a barrier level (37-45 against 34-79 us). A poll that
     // completes the wait does not yield: that cost a whole turn of the core (a get from a PE on the
     // same core, 4 PEs on 2 cores: 35 us with it, 25 without).
+    // Answers awaited from other nodes only: those PEs need no CPU of this node, so a yield every
+    // 16th poll only (as wait_described), and the wait polls longer before it blocks (wait.hpp).
+    bool remote = n > 0;
+    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
     bool done = false;
     const bool yields = !wait_spins_first(false);
-    for (int i = 0; i < 256 && !(done = all_done(w)); ++i) {
+    const unsigned yield_mask = remote ? 15 : 0;
+    for (unsigned i = 0; i < 256 && !(done = all_done(w)); ++i) {
         transport::progress_both(wk);
-        if (yields && !(done = all_done(w))) sched_yield();
+        if (yields && (i & yield_mask) == yield_mask && !(done = all_done(w))) sched_yield();
     }
     if (!done) {
         const transport::own_wait_scope sleeps_watch(wk);
-        // Answers awaited from other nodes only: the wait polls longer before it blocks (wait.hpp).
-        bool remote = n > 0;
-        for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
         wait_slow(
             routine, op,
             [](void *a) {
