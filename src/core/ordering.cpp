@@ -107,8 +107,9 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then
     // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT. Where the wait policy does
     // not spin (g_wait.no_spin: the worker polls sockets, every lane emulated or peers on other
-    // nodes, on a node with more PEs than CPUs) each poll yields too, as Open MPI's progress does when oversubscribed: each progress
-    // call is a system call, and the PE that must answer may need this CPU. 4 PEs on 2 cores over
+    // nodes, on a node with more PEs than CPUs) each poll yields too, as Open MPI's progress does
+    // when oversubscribed: each progress call is a system call, and the PE that must answer may
+    // need this CPU. 4 PEs on 2 cores over
     // tcp, every PE's blocking gets from every other in turn (SOS's spam all2all_get): 1550-2130
     // us a round of 3 gets without the yields, 330-380 with them (OSHMEM 655-690); PE 0's get
     // from PE 3 while the others wait in a barrier level (37-45 against 34-79 us). A poll that
