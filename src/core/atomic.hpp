@@ -216,17 +216,12 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
     settle_thread_packs(routine);
     // Where the policy does not spin (g_wait.no_spin: the worker polls sockets, every lane
     // emulated or peers on other nodes, more PEs than CPUs) the data or the reply comes from a PE
-    // that may need this very CPU, and each progress call is a system call. Each poll then yields, as await_requests' do (and Open MPI's
-    // when oversubscribed). 4 PEs on 2 cores over tcp, partners on one core: a put-with-signal
-    // ping-pong took 60-77 us one way with the spin, whatever the policy, and a fetch-add 80-83
-    // us, against 10.8 and 25 yielding (partners on different cores: 6.2 and 11.8-12.2 spinning,
-    // 11.4-12.0 and 12.4-12.6 yielding).
-    // A reply from a PE on another node (`remote`) needs no CPU of this node: a yield every 16th
-    // poll only, for the local PEs that may want this CPU meanwhile (a yield at each poll, a
-    // system call, delayed seeing the reply: two simulated hosts of 1 CPU and 2 PEs each,
-    // fetch-add across them 16.3-16.9 us against 15.9-16.1 spinning).
+    // that may need this very CPU, and each progress call is a system call: each poll yields
+    // (no_spin_yield_due), as await_requests' do (and Open MPI's when oversubscribed). 4 PEs on 2
+    // cores over tcp, partners on one core: a put-with-signal ping-pong took 60-77 us one way with
+    // the spin, whatever the policy, and a fetch-add 80-83 us, against 10.8 and 25 yielding
+    // (partners on different cores: 6.2 and 11.8-12.2 spinning, 11.4-12.0 and 12.4-12.6 yielding).
     if (USHMEM_UNLIKELY(!wait_spins_first(false))) {
-        const unsigned yield_mask = remote ? 15 : 0;
         for (unsigned i = 0; i < 256; ++i) {
             if (cond()) return;
             if (user_data) {
@@ -235,7 +230,7 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
                 transport::progress();
                 if (cond()) return;
             }
-            if ((i & yield_mask) == yield_mask) sched_yield();
+            if (no_spin_yield_due(i, remote)) sched_yield();
         }
     } else {
         for (int i = 0; i < 1024; ++i) {

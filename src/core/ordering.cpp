@@ -108,23 +108,21 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
     // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT. Where the wait policy does
     // not spin (g_wait.no_spin: the worker polls sockets, every lane emulated or peers on other
     // nodes, on a node with more PEs than CPUs) each poll yields too, as Open MPI's progress does
-    // when oversubscribed: each progress call is a system call, and the PE that must answer may
-    // need this CPU. 4 PEs on 2 cores over
-    // tcp, every PE's blocking gets from every other in turn (SOS's spam all2all_get): 1550-2130
-    // us a round of 3 gets without the yields, 330-380 with them (OSHMEM 655-690); PE 0's get
-    // from PE 3 while the others wait in a barrier level (37-45 against 34-79 us). A poll that
-    // completes the wait does not yield: that cost a whole turn of the core (a get from a PE on the
-    // same core, 4 PEs on 2 cores: 35 us with it, 25 without).
-    // Answers awaited from other nodes only: those PEs need no CPU of this node, so a yield every
-    // 16th poll only (as wait_described), and the wait polls longer before it blocks (wait.hpp).
+    // when oversubscribed (no_spin_yield_due): each progress call is a system call, and the PE that
+    // must answer may need this CPU. 4 PEs on 2 cores over tcp, every PE's blocking gets from
+    // every other in turn (SOS's spam all2all_get): 1550-2130 us a round of 3 gets without the
+    // yields, 330-380 with them (OSHMEM 655-690); PE 0's get from PE 3 while the others wait in a
+    // barrier level (37-45 against 34-79 us). A poll that completes the wait does not yield: that
+    // cost a whole turn of the core (a get from a PE on the same core, 4 PEs on 2 cores: 35 us
+    // with it, 25 without). Answers awaited from other nodes only (`remote`): fewer yields, and
+    // the wait polls longer before it blocks (wait.hpp).
     bool remote = n > 0;
     for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
     bool done = false;
     const bool yields = !wait_spins_first(false);
-    const unsigned yield_mask = remote ? 15 : 0;
     for (unsigned i = 0; i < 256 && !(done = all_done(w)); ++i) {
         transport::progress_both(wk);
-        if (yields && (i & yield_mask) == yield_mask && !(done = all_done(w))) sched_yield();
+        if (yields && no_spin_yield_due(i, remote) && !(done = all_done(w))) sched_yield();
     }
     if (!done) {
         const transport::own_wait_scope sleeps_watch(wk);

@@ -58,6 +58,14 @@ extern wait_config g_wait;
 // there still when the awaited PE is known to be ahead (it never waits for this one).
 inline bool wait_spins_first(bool awaited_ahead) { return !g_wait.no_spin || awaited_ahead; }
 
+// Where a wait does not spin first, its first polls (wait_described, await_requests) each make a
+// progress call and then yield when this says so, so that a PE this one awaits gets the CPU it may
+// share: after each poll, or after every 16th when every awaited PE is on another node (`remote`:
+// those need no CPU here, and a yield, a system call, only delayed seeing their answer: two
+// simulated hosts of 1 CPU and 2 PEs each, a fetch-add across them 16.75 us yielding at each
+// poll, 16.16 every 16th).
+inline bool no_spin_yield_due(unsigned poll, bool remote) { return !remote || (poll & 15) == 15; }
+
 // The futex word and sleeper count of a PE, in its runtime area (own cache line: the signallers
 // read `sleepers` after every signal, and it must stay in their caches while nobody sleeps).
 struct wake_word {
