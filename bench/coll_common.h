@@ -55,12 +55,12 @@ static const char *const cb_test_names[CB_NTESTS] = {"barrier", "broadcast", "re
  * out of the average. Only when named, and at sizes up to CB_GETALL_MAX. */
 #define CB_PP_TRIPS 10
 static int *cb_pp_peer; /* partner of each process (-1: none), from cb_pp_pair */
-static inline int cb_pp_partner(int me, int np)
+static inline int cb_pp_half(int me, int np) /* one host's pairs: r and r + np / 2 */
 {
-    if (cb_pp_peer) return cb_pp_peer[me];
     const int half = np / 2;
     return me < half ? me + half : me < 2 * half ? me - half : -1;
 }
+static inline int cb_pp_partner(int me, int np) { return cb_pp_peer ? cb_pp_peer[me] : cb_pp_half(me, np); }
 /* getall: not a collective, the pattern of one (SOS's spam all2all_get): every process fetches its
  * block from every other one with blocking gets, the next process first (shmem_getmem; MPI_Get +
  * MPI_Win_flush), so that every process waits for answers while the others wait for its own. Over
@@ -400,12 +400,8 @@ static inline void cb_pp_pair(void)
         if (group[p] < 0) group[p] = ngroups++;
     }
     for (int p = 0; p < np; ++p) {
-        cb_pp_peer[p] = -1;
-        if (ngroups == 1) {
-            const int half = np / 2;
-            cb_pp_peer[p] = p < half ? p + half : p < 2 * half ? p - half : -1;
-            continue;
-        }
+        cb_pp_peer[p] = ngroups == 1 ? cb_pp_half(p, np) : -1;
+        if (ngroups == 1) continue;
         const int g = group[p] ^ 1; /* 0 with 1, 2 with 3, ... */
         for (int q = 0; q < np; ++q)
             if (group[q] == g && index[q] == index[p]) cb_pp_peer[p] = q;

@@ -34,7 +34,9 @@ static double *wrk;
 static long psync[2][SHMEM_SYNC_SIZE];
 static double vals[1024];  /* cb_sum / cb_max: one slot per PE on PE 0 */
 static double result;
+#if HAVE_TEAMS
 static uint64_t pp_sig; /* pingpong's notification: the number of the message (put-with-signal) */
+#endif
 static long pp_flag;    /* the same without OpenSHMEM 1.5 (a put, a fence, a flag put) */
 static long pp_sent;    /* messages so far, the same count on both partners */
 
