@@ -176,6 +176,12 @@ void wake_peer_slow(const peer &p) {
     wake(reinterpret_cast<wake_word *>(p.direct[seg_heap] + g_wake_off));
 }
 
+void wake_peer_unmapped(const peer &p) {
+    if (&p < rt.peers.data() || &p >= rt.peers.data() + rt.peers.size()) return;  // not a world peer
+    if (route_of(p, seg_heap) == route::unresolved) resolve("ushmem (waking a PE)", int(&p - rt.peers.data()), seg_heap);
+    if (p.direct[seg_heap] != nullptr) wake_peer(p);  // not direct (USHMEM_DIRECT=0): nothing sleeps on our stores
+}
+
 void wake_after_rmw_slow(const peer &p) { wake_peer(p); }
 
 void wake_after_store_slow(const peer &p) {

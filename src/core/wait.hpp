@@ -94,10 +94,16 @@ extern std::size_t g_wake_off;
 // Wakes `p` if one of its threads sleeps in a wait: after a direct store or atomic that may satisfy
 // it. After an atomic RMW (a full barrier on x86) the sleepers word can be read at once; after
 // plain stores the store must be made visible first (wake_after_store fences).
+// Routes are resolved per segment on first use, so a PE whose first contact with a same-node peer
+// is in static data (an active-set barrier's pSync, a flag in .bss) has not mapped that peer's
+// heap, where the wake word is: wake_peer_unmapped maps it, then wakes. (Returning instead lost
+// the wake-up: OSU's barrier test at 4 PEs on 2 cores slept 100 ms per barrier for its first
+// calls.)
 void wake_peer_slow(const peer &p);
+void wake_peer_unmapped(const peer &p);
 inline void wake_peer(const peer &p) {
     const char *h = p.direct[seg_heap];
-    if (USHMEM_UNLIKELY(h == nullptr)) return;
+    if (USHMEM_UNLIKELY(h == nullptr)) return wake_peer_unmapped(p);
     const auto *w = reinterpret_cast<const wake_word *>(h + g_wake_off);
     if (USHMEM_UNLIKELY(__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) != 0)) wake_peer_slow(p);
 }
