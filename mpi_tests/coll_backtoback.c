@@ -5,8 +5,8 @@
  * write into the dest (or pSync) that the receiver is still checking: on return, every PE's dest
  * holds this call's data. Covered: active-set broadcast (fixed and rotating root, whole world and
  * a strided subset), fcollect, collect, alltoall, sum_to_all; and the team forms (broadcast,
- * fcollect, collect, alltoall, alltoalls, sum_reduce, sum_inscan) alternating dest buffers the same way, and
- * team broadcasts alternating with fcollects.
+ * fcollect, collect, alltoall, alltoalls, sum_reduce, sum_inscan) alternating dest buffers the same way,
+ * team broadcasts alternating with fcollects, and active sets over every PE between team calls.
  * Argument: the number of rounds of every phase (default 1000). */
 #include "common.h"
 
@@ -205,6 +205,43 @@ static void team_mixed(int nelems, int rotate) {
     }
 }
 
+/* Active sets over every PE (run as the world team's collectives unless
+ * USHMEM_ACTIVE_SET_WORLD_TEAM=0) interleaved with the world team's own, no sync between: the
+ * two kinds must be ordered alike on every PE. */
+static void as_team_mixed(int nelems) {
+    shmem_team_t t = SHMEM_TEAM_WORLD;
+    for (int i = 0; i < rounds; ++i) {
+        int64_t *d = dst[0];
+        int root = i % npes;
+        if (me == root) fill_src(i, nelems);
+        shmem_broadcast64(d, src, (size_t)nelems, root, 0, 0, npes, psync[i & 1]);
+        if (me != root) expect(d, root, i, 0, nelems, "active-set broadcast then team fcollect: the broadcast", i);
+        reset(d, (size_t)nelems);
+        d = dst[1];
+        fill_src(i, nelems);
+        CHECK_EQ_INT(0, shmem_int64_fcollect(t, d, src, (size_t)nelems), "int64_fcollect");
+        for (int p = 0; p < npes; ++p)
+            expect(d + p * nelems, p, i, 0, nelems, "active-set broadcast then team fcollect: the fcollect", i);
+        reset(d, (size_t)(nelems * npes));
+        long *ld = (long *)dst[0], *ls = (long *)src; /* dest buffers alternate call by call */
+        for (int k = 0; k < nelems; ++k) ls[k] = (long)(i * 3 + k) * (me + 1);
+        shmem_long_sum_to_all(ld, ls, nelems, 0, 0, npes, pwrk[i & 1], psync[(i + 1) & 1]);
+        long w = (long)npes * (npes + 1) / 2;
+        for (int k = 0; k < nelems; ++k)
+            if (ld[k] != (long)(i * 3 + k) * w)
+                FAIL("active-set sum_to_all after team fcollect, round %d: element %d is %ld, expected %ld", i, k,
+                     ld[k], (long)(i * 3 + k) * w);
+        reset((int64_t *)ld, (size_t)nelems);
+        ld = (long *)dst[1];
+        CHECK_EQ_INT(0, shmem_long_sum_reduce(t, ld, ls, (size_t)nelems), "long_sum_reduce");
+        for (int k = 0; k < nelems; ++k)
+            if (ld[k] != (long)(i * 3 + k) * w)
+                FAIL("team sum_reduce after active-set sum_to_all, round %d: element %d is %ld, expected %ld", i, k,
+                     ld[k], (long)(i * 3 + k) * w);
+        reset((int64_t *)ld, (size_t)nelems);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) rounds = atoi(argv[1]);
     shmem_init();
@@ -243,6 +280,10 @@ int main(int argc, char **argv) {
     team_mixed(MAXN, 0);
     team_mixed(MAXN, 1);
     NOTE("team broadcast then fcollect, fixed and rotating root: %d rounds each", rounds);
+    as_team_mixed(1);
+    as_team_mixed(MAXN);
+    NOTE("active-set broadcast and sum_to_all over every PE between team fcollects and reductions: %d rounds each",
+         rounds);
     shmem_barrier_all();
     for (int j = 0; j < 2; ++j)
         for (int w = 0; w < SHMEM_REDUCE_SYNC_SIZE; ++w)

@@ -49,6 +49,7 @@ struct settings {
     long max_teams = 64;
     std::size_t team_scratch = 0;
     std::size_t world_scratch = 0;
+    bool as_world_team = true;
     long coll_flat_max = 16;
     std::string barrier_algo;
     std::string bcast_algo;

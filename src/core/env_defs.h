@@ -52,6 +52,8 @@ USHMEM_ENV(team_scratch, "USHMEM_TEAM_SCRATCH", size, "32K",
            "Symmetric scratch per team, for the collectives' small-message exchanges (half), the chunks of reductions (a quarter) and those of scans (a quarter).")
 USHMEM_ENV(world_scratch, "USHMEM_WORLD_SCRATCH", size, "1M",
            "Symmetric scratch of SHMEM_TEAM_WORLD instead of USHMEM_TEAM_SCRATCH (when larger), reserved at init on top of SHMEM_SYMMETRIC_SIZE: the chunks of its reductions and scans, whose every chunk costs an exchange (a round trip over the network).")
+USHMEM_ENV(as_world_team, "USHMEM_ACTIVE_SET_WORLD_TEAM", boolean, "1",
+           "Active-set collectives over every PE (PE_start 0, logPE_stride 0, PE_size the number of PEs: shmem_barrier, shmem_broadcast32, shmem_*_to_all, ...) run as SHMEM_TEAM_WORLD's collectives, with its scratch and algorithms, leaving pSync and pWrk untouched (0: through pSync and pWrk, as every other active set: a reduction then goes in chunks of the minimal pWrk, an exchange each).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16",
            "Largest team for which collectives use flat (every PE to every PE) patterns; larger teams use trees, rings and recursive doubling.")
 USHMEM_ENV(barrier_algo, "USHMEM_BARRIER_ALGO", string, "auto",

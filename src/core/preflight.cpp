@@ -68,7 +68,8 @@ const std::vector<const char *> &alike_settings() {
     static const std::vector<const char *> names = {
         "SHMEM_SYMMETRIC_SIZE", "SHMEM_DEBUG",          "USHMEM_MAX_TEAMS",      "USHMEM_TEAM_SCRATCH",
         "USHMEM_WORLD_SCRATCH", "USHMEM_COLL_FLAT_MAX", "USHMEM_BARRIER_ALGO",  "USHMEM_BCAST_ALGO",     "USHMEM_BCAST_TREE_MIN", "USHMEM_BCAST_CHAIN_MIN",
-        "USHMEM_REDUCE_ALGO",   "USHMEM_REDUCE_GATHER_MAX", "USHMEM_COLLECT_ALGO", "USHMEM_SCAN_ALGO"};
+        "USHMEM_REDUCE_ALGO",   "USHMEM_REDUCE_GATHER_MAX", "USHMEM_COLLECT_ALGO", "USHMEM_SCAN_ALGO",
+        "USHMEM_ACTIVE_SET_WORLD_TEAM"};
     return names;
 }
 

@@ -31,18 +31,22 @@ void bcast_push(frame &f, char *dest, const char *src, std::size_t bytes, int ro
 }
 
 // Teams larger than max_from: a fixed binomial tree rooted at rank 0 (single-sender counters), the
-// root first relaying its data to rank 0.
-void bcast_fixed_tree(frame &f, char *dest, const char *src, std::size_t bytes, int root) {
+// root first relaying its data to rank 0. With active-set semantics (!team_sem: an active set over
+// every PE run as the world team's) the root's dest stays untouched: its parent skips it, and it
+// feeds its own subtree from src.
+void bcast_fixed_tree(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem) {
     const int n = f.n, v = f.me;
     if (v == root && root != 0) put_signal(f, 0, dest, src, bytes, ctr::relay);
     const char *from = dest;
     if (v == 0) {
         if (root == 0) {
             from = src;
-            copy_local(dest, src, bytes);
+            if (team_sem) copy_local(dest, src, bytes);
         } else {
             wait_ctr(f, ctr::relay, 1);
         }
+    } else if (v == root && !team_sem) {
+        from = src;
     } else {
         wait_ctr(f, ctr::tree, 1);
     }
@@ -50,7 +54,7 @@ void bcast_fixed_tree(frame &f, char *dest, const char *src, std::size_t bytes, 
     while (top < n) top <<= 1;
     int lo = v ? 2 * high_bit(v) : 1;
     for (int d = top; d >= lo; d >>= 1)
-        if (v + d < n) put_signal(f, v + d, dest, from, bytes, ctr::tree);
+        if (v + d < n && (team_sem || v + d != root)) put_signal(f, v + d, dest, from, bytes, ctr::tree);
 }
 
 // Large messages off the direct path: a pipelined chain in root-relative rank order (members of a
@@ -211,7 +215,7 @@ void bcast_eager(frame &f, char *dest, const char *src, std::size_t bytes, int r
 void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int root, bool team_sem) {
     if (root < 0 || root >= f.n)
         fatal(f.routine, "PE_root %d is not a PE of the %s (0 to %d)", root,
-              f.legacy() ? "active set" : "team", f.n - 1);
+              team_sem ? "team" : "active set", f.n - 1);
     auto *d = static_cast<char *>(dest);
     auto *s = static_cast<const char *>(src);
     if (f.n == 1 || bytes == 0) {
@@ -227,7 +231,7 @@ void bcast_impl(frame &f, void *dest, const void *src, std::size_t bytes, int ro
     case plan::bcast_flat_sync: return bcast_flat_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_central_sync: return bcast_central_sync(f, d, s, bytes, root, team_sem);
     case plan::bcast_node: return bcast_node(f, d, s, bytes, root, team_sem);
-    case plan::bcast_fixed_tree: bcast_fixed_tree(f, d, s, bytes, root); break;
+    case plan::bcast_fixed_tree: bcast_fixed_tree(f, d, s, bytes, root, team_sem); break;
     case plan::bcast_flat: bcast_push(f, d, s, bytes, root, true, team_sem); break;
     case plan::bcast_pull: bcast_pull(f, d, s, bytes, root, team_sem); break;
     case plan::bcast_chain: return bcast_chain(f, d, s, bytes, root, team_sem);
