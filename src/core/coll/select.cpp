@@ -82,15 +82,19 @@ constexpr row table[] = {
      plan::bcast_fixed_tree},
     {family::bcast, [](shape &) { return is(coll_cfg.bcast, algo::binomial); }, plan::bcast_binomial},
     // Small messages on small teams: pushed into the members' mailbox rings, no sync (eager); up
-    // to half the team's scratch too off the direct path (on it a pull copies once, not twice), but
-    // not in a team across nodes (its node leaders send each node's data once).
+    // to half the team's scratch too off the direct path, and on it where the node has more PEs
+    // than CPUs (otherwise a pull there copies once, not twice: 2 PEs, 16 KiB, 0.45 against 1.1
+    // us; but its sync costs each member a wake-up: 4 PEs on 2 cores, 1 KiB, 4.8 against 0.16 us
+    // a call, 10.2 against 7.1 us per broadcast + barrier), but not in a team across nodes (its
+    // node leaders send each node's data once).
     {family::bcast,
      [](shape &s) {
          return (is(coll_cfg.bcast, algo::eager) || is(coll_cfg.bcast, algo::automatic)) && !s.f.legacy() &&
                 s.f.has_from() && small_group(s) &&
                 (s.bytes <= ctr::mbox_payload ||
                  (s.bytes <= eager_mid_max(s.f) &&
-                  (is(coll_cfg.bcast, algo::eager) || (!s.direct() && !node_aware(s.f)))));
+                  (is(coll_cfg.bcast, algo::eager) || (!s.direct() && !node_aware(s.f)) ||
+                   (s.direct() && oversubscribed()))));
      },
      plan::bcast_eager},
     {family::bcast, [](shape &s) { return is(coll_cfg.bcast, algo::automatic) && small_bcast(s) && node_aware(s.f); },
