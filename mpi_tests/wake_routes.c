@@ -9,8 +9,10 @@
  *
  * Every section starts right after shmem_init, touching only static data, with one PE in turn
  * late so that the others are asleep when its signal comes. Run with USHMEM_WAIT_POLICY=block
- * SHMEM_DEBUG=1: a sleep that runs to its bound with its condition met says "missed wake-up",
- * which fails the test (FAIL_REGULAR_EXPRESSION). The data checks fail it too. */
+ * SHMEM_DEBUG=1 USHMEM_ACTIVE_SET_WORLD_TEAM=0 (the active sets here span every PE; run as the
+ * world team's collectives they would signal through heap counters and map every heap first): a
+ * sleep that runs to its bound with its condition met says "missed wake-up", which fails the test
+ * (FAIL_REGULAR_EXPRESSION). The data checks fail it too. */
 #include "common.h"
 
 static long psync_a[SHMEM_BARRIER_SYNC_SIZE], psync_b[SHMEM_BARRIER_SYNC_SIZE];
