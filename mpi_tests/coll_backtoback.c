@@ -91,16 +91,21 @@ static void as_alltoall(int nelems) {
     }
 }
 
+/* Sums over every PE of (base + k) * (pe + 1), element k of each PE's source. */
+static void expect_sums(const long *d, int nelems, long base, const char *what, int round) {
+    long w = (long)npes * (npes + 1) / 2;
+    for (int k = 0; k < nelems; ++k)
+        if (d[k] != (base + k) * w)
+            FAIL("%s, round %d: element %d is %ld, expected %ld", what, round, k, d[k], (base + k) * w);
+}
+
 static void as_sum(int nelems) {
     for (int i = 0; i < rounds; ++i) {
         long *d = (long *)dst[i & 1];
         long *s = (long *)src;
         for (int k = 0; k < nelems; ++k) s[k] = (long)(i * 7 + k) * (me + 1);
         shmem_long_sum_to_all(d, s, nelems, 0, 0, npes, pwrk[i & 1], psync[i & 1]);
-        long w = (long)npes * (npes + 1) / 2;
-        for (int k = 0; k < nelems; ++k)
-            if (d[k] != (long)(i * 7 + k) * w)
-                FAIL("long_sum_to_all, round %d: element %d is %ld, expected %ld", i, k, d[k], (long)(i * 7 + k) * w);
+        expect_sums(d, nelems, i * 7, "long_sum_to_all", i);
         reset((int64_t *)d, (size_t)nelems);
     }
 }
@@ -226,18 +231,11 @@ static void as_team_mixed(int nelems) {
         long *ld = (long *)dst[0], *ls = (long *)src; /* dest buffers alternate call by call */
         for (int k = 0; k < nelems; ++k) ls[k] = (long)(i * 3 + k) * (me + 1);
         shmem_long_sum_to_all(ld, ls, nelems, 0, 0, npes, pwrk[i & 1], psync[(i + 1) & 1]);
-        long w = (long)npes * (npes + 1) / 2;
-        for (int k = 0; k < nelems; ++k)
-            if (ld[k] != (long)(i * 3 + k) * w)
-                FAIL("active-set sum_to_all after team fcollect, round %d: element %d is %ld, expected %ld", i, k,
-                     ld[k], (long)(i * 3 + k) * w);
+        expect_sums(ld, nelems, i * 3, "active-set sum_to_all after team fcollect", i);
         reset((int64_t *)ld, (size_t)nelems);
         ld = (long *)dst[1];
         CHECK_EQ_INT(0, shmem_long_sum_reduce(t, ld, ls, (size_t)nelems), "long_sum_reduce");
-        for (int k = 0; k < nelems; ++k)
-            if (ld[k] != (long)(i * 3 + k) * w)
-                FAIL("team sum_reduce after active-set sum_to_all, round %d: element %d is %ld, expected %ld", i, k,
-                     ld[k], (long)(i * 3 + k) * w);
+        expect_sums(ld, nelems, i * 3, "team sum_reduce after active-set sum_to_all", i);
         reset((int64_t *)ld, (size_t)nelems);
     }
 }
