@@ -42,6 +42,7 @@ enum rb_test {
     RB_GET_NBI_LAT, /* getmem_nbi(size) + quiet        | (n/a)                              */
     RB_MSG_RATE,    /* window x 8 B putmem_nbi + quiet | window x 8 B MPI_Put + MPI_Win_flush */
     RB_GET_RATE,    /* window x 8 B getmem_nbi + quiet | window x 8 B MPI_Get + MPI_Win_flush */
+    RB_PUT_RATE,    /* window x 8 B putmem (blocking) + quiet | (n/a): OSU's put_mr, a stream of small puts */
     /* As msg_rate, put k to PE 1 + k % (npes - 1): every PE but 0 in turn, + quiet | MPI_Put in turn +
      * MPI_Win_flush_all. Before the ctx_ tests: Open MPI 4.1.4's OSHMEM hangs in it after them (tcp). */
     RB_SPREAD_RATE,
@@ -56,7 +57,7 @@ enum rb_test {
 
 static const char *const rb_test_names[RB_NTESTS] = {
     "put_lat", "get_lat", "p_lat", "g_lat", "put_bw", "get_bw", "put_bw_blk", "get_bw_blk",
-    "put_nbi_lat", "get_nbi_lat", "msg_rate", "get_rate", "spread_rate", "fadd_lat", "iput_lat", "iget_lat", "ctx_put_lat",
+    "put_nbi_lat", "get_nbi_lat", "msg_rate", "get_rate", "put_rate", "spread_rate", "fadd_lat", "iput_lat", "iget_lat", "ctx_put_lat",
     "ctx_msg_rate",
 };
 /* The strided put's and get's data: 64 longs (their rows in the reports), every other long of the
@@ -69,7 +70,8 @@ static const char *const rb_loc_names[RB_NLOCS] = {"heap", "static"};
 static inline int rb_is_put(int t)
 {
     return t == RB_PUT_LAT || t == RB_P_LAT || t == RB_PUT_BW || t == RB_PUT_BW_BLK || t == RB_PUT_NBI_LAT ||
-           t == RB_MSG_RATE || t == RB_IPUT_LAT || t == RB_CTX_PUT_LAT || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
+           t == RB_MSG_RATE || t == RB_IPUT_LAT || t == RB_CTX_PUT_LAT || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE ||
+           t == RB_PUT_RATE;
 }
 /* Bytes of the destination a job's data spans, and the offset of the last byte it writes (the
  * strided put leaves every other long untouched). */
@@ -77,17 +79,17 @@ static inline size_t rb_dst_span(int t, size_t size) { return t == RB_IPUT_LAT ?
 static inline size_t rb_src_span(int t, size_t size) { return t == RB_IGET_LAT ? 2 * size - 8 : size; }
 static inline int rb_is_strided(int t) { return t == RB_IPUT_LAT || t == RB_IGET_LAT; }
 static inline int rb_is_bw(int t) { return t == RB_PUT_BW || t == RB_GET_BW || t == RB_PUT_BW_BLK || t == RB_GET_BW_BLK; }
-/* Message rate: a window of 8 B non-blocking puts (get_rate: gets) then one completion; reported in
+/* Message rate: a window of 8 B non-blocking puts (get_rate: gets; put_rate: blocking puts) then one completion; reported in
  * millions of messages per second (the window's operations, not the completions, are the messages). */
 static inline int rb_is_rate(int t)
 {
-    return t == RB_MSG_RATE || t == RB_GET_RATE || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
+    return t == RB_MSG_RATE || t == RB_GET_RATE || t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE || t == RB_PUT_RATE;
 }
 static inline int rb_is_windowed(int t) { return rb_is_bw(t) || rb_is_rate(t); }
 static inline int rb_is_fixed8(int t)
 {
     return t == RB_P_LAT || t == RB_G_LAT || t == RB_MSG_RATE || t == RB_GET_RATE || t == RB_FADD_LAT ||
-           t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE;
+           t == RB_CTX_MSG_RATE || t == RB_SPREAD_RATE || t == RB_PUT_RATE;
 }
 
 struct rb_job {
@@ -155,7 +157,7 @@ static inline void rb_usage(const struct rb_opts *o, FILE *f)
             "      --no-table       no human table at the end\n"
             "      --table-only     no RESULT lines\n"
             "Default plan: put_lat get_lat put_bw get_bw over all sizes heap->heap; p_lat g_lat (8 B);\n"
-            "put_nbi_lat get_nbi_lat at 8 B, 1 KiB, 128 KiB; msg_rate (8 B, unit Mmsg/s);\n"
+            "put_nbi_lat get_nbi_lat at 8 B, 1 KiB, 128 KiB; msg_rate, put_rate (8 B, unit Mmsg/s);\n"
             "8 B latencies and 1 MiB bandwidths with a static (global array) source and/or target.\n"
             "Output: 'RESULT test=.. size=.. src=.. dst=.. value=.. unit=us|MB/s best=.. iters=.. reps=..'\n");
 }
@@ -339,13 +341,14 @@ static inline int rb_build_jobs(const struct rb_opts *o, struct rb_job *jobs)
         for (size_t s = o->min_size; s <= o->max_size; s *= o->step) rb_add(jobs, &n, o, sweep[i], s, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_P_LAT, 8, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_G_LAT, 8, RB_HEAP, RB_HEAP);
-    /* Non-blocking latency (issue + quiet) at a few sizes, and the 8 B message rate. */
+    /* Non-blocking latency (issue + quiet) at a few sizes, and the 8 B message rates. */
     for (size_t s = 8; s <= ((size_t)1 << 20); s *= 128) {
         rb_add(jobs, &n, o, RB_PUT_NBI_LAT, s, RB_HEAP, RB_HEAP);
         rb_add(jobs, &n, o, RB_GET_NBI_LAT, s, RB_HEAP, RB_HEAP);
     }
     rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_MSG_RATE, 8, RB_HEAP, RB_STATIC);
+    rb_add(jobs, &n, o, RB_PUT_RATE, 8, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_IPUT_LAT, RB_IPUT_BYTES, RB_HEAP, RB_HEAP);
     rb_add(jobs, &n, o, RB_IGET_LAT, RB_IPUT_BYTES, RB_HEAP, RB_HEAP);
     /* Static (global array) source and/or target. */

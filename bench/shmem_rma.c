@@ -16,6 +16,7 @@
  *   put_nbi_lat shmem_putmem_nbi(size) + shmem_quiet
  *   get_nbi_lat shmem_getmem_nbi(size) + shmem_quiet
  *   msg_rate    window x 8 B shmem_putmem_nbi + shmem_quiet  (millions of puts per second)
+ *   put_rate    window x 8 B shmem_putmem + shmem_quiet  (the same with blocking puts: OSU's put_mr)
  *   iput_lat    shmem_long_iput of 64 longs, dest stride 2, + shmem_quiet (size 512 B)
  *   iget_lat    shmem_long_iget of 64 longs, source stride 2 (size 512 B)
  *   ctx_put_lat, ctx_msg_rate   put_lat and msg_rate on a SHMEM_CTX_PRIVATE context (shmem_ctx_*)
@@ -138,6 +139,7 @@ static double run_batch(void *vctx, const struct rb_job *j, long n)
             shmem_quiet();
         }
         break;
+    case RB_PUT_RATE:
     case RB_PUT_BW_BLK:
         for (long i = 0; i < n; ++i) {
             for (int k = 0; k < w; ++k) shmem_putmem(dst, src, size, pe);
