@@ -174,7 +174,7 @@ ucp_atomic_op_t ucp_op_of(amo op) {
 //   CPU atomics. (fetch_kind_of, atomic.hpp: the record's kind.)
 namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
-                  const void *data, std::size_t n, std::size_t src_stride, const char *what);
+                  const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend = false);
 
 util::put_pack::kind record_kind(amo op) {
     using util::put_pack::kind;
@@ -301,7 +301,8 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
             send_signal_in_pack(routine, c, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
                                 record_kind(sop)))
             return;
-        signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop));
+        // (put_signal_nbi: its source is lent, as a put_nbi's: rma.cpp, put_ucx.)
+        signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop), nbi);
         return;
     }
     bool data_ucx = false;
@@ -430,7 +431,7 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 
 namespace {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
-                  const void *data, std::size_t n, std::size_t src_stride, const char *what) {
+                  const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend) {
     settle_pack(routine, c, pe);  // the puts packed before it go first
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
     transport::signal_header hs = h;
@@ -456,16 +457,17 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
         hs.from = std::uint32_t(rt.me);
         acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n, src_stride))
+    if (const char *err = transport::signal_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n, src_stride,
+                                                lend && c.acked_msgs))
         fatal(routine, "%s to PE %d failed: %s", what, pe, err);
     c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
 }
 } // namespace
 
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
-                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op) {
+                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op, bool lend) {
     send_message(routine, c, p, pe, {.data_addr = data_raddr, .sig_addr = sig_raddr, .value = value, .op = op}, data, n, 0,
-                 sig_raddr ? "signal" : "put");
+                 sig_raddr ? "signal" : "put", lend);
 }
 
 void on_ack(std::uint32_t from, std::uint32_t n) {

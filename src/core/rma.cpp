@@ -27,7 +27,10 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
         // Sent at once: with the open pack to that PE as its last record, if it has room (one
         // message, not the pack's and this one's).
         if (send_in_pack(routine, c, pe, shared.rbase[s] + off, src, n, util::put_pack::kind::put)) return;
-        signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
+        // A put_nbi's source is the program's until its quiet, which waits for the acknowledgement:
+        // lent to the message, not copied (2 PEs over tcp, 64 x 64 KiB put_nbi + quiet: see
+        // docs/architecture.md). A blocking put's is copied: it returns before the message leaves.
+        signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add, nbi);
         return;
     }
     peer &p = ucx_peer(routine, c, shared, pe, s);

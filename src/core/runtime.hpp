@@ -560,8 +560,11 @@ void on_ack(std::uint32_t from, std::uint32_t n);  // n acknowledged messages (c
 // One signal message to `pe` (through the context's endpoint: message_ep): the data (n bytes,
 // may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
+// `lend`: the data stays as it is until the message's acknowledgement (a put_nbi's source, which
+// the program may not change before its quiet): large data is then sent from there, not copied.
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
-                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op);
+                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op,
+                    bool lend = false);
 // The strided form: n / elem elements of `elem` bytes, src_stride apart in `data`, to data_raddr +
 // i * dst_stride on the peer; sig_raddr 0: no signal.
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,

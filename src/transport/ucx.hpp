@@ -288,8 +288,8 @@ inline std::atomic<bool> acks_owed{false};  // some are owed, lazy ones included
 inline void settle_acks() {
     if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
 }
-// Sends one signal message, fire and forget: header and data are copied first, so the caller
-// never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
+// Sends one signal message, fire and forget: header and data are copied first (data the caller
+// lends excepted, below), so the caller never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
 // connection, would otherwise block the sender). Completion through flush, or through the
 // acknowledgement (hdr.ack); errors through take_async_error. nullptr, or UCX's description of
 // why it could not be issued.
@@ -297,8 +297,11 @@ inline void settle_acks() {
 // bytes apart in `data`, packed into the message; 0: contiguous.
 // `w`: the worker of `ep` (the main one, or a context's own). `to`: the PE `ep` leads to; the
 // acknowledgements owed to it go along (signal_header::acks).
+// `lend`: the caller keeps `data` as it is until the message is acknowledged (a put_nbi's source,
+// which the program may not change before its quiet): large contiguous data is then sent from
+// there, not copied.
 const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const signal_header &hdr, const void *data,
-                       std::size_t n, std::size_t src_stride = 0);
+                       std::size_t n, std::size_t src_stride = 0, bool lend = false);
 // ---- strided gets as active messages -------------------------------------------------------------
 // Where a peer's RMA is emulated, a strided get (iget, ibget) costs a request and a reply message
 // per element (64 longs over tcp: 0.4 ms). One request names the elements instead; the target's
