@@ -289,8 +289,8 @@ inline void settle_acks() {
     if (__builtin_expect(detail::acks_owed.load(std::memory_order_relaxed), 0)) send_owed_acks();
 }
 // Sends one signal message, fire and forget: header and data are copied first (data the caller
-// lends excepted, below), so the caller never waits for the message to leave (a peer that is stopped, or that has not yet accepted the
-// connection, would otherwise block the sender). Completion through flush, or through the
+// lends excepted, below), so the caller never waits for the message to leave (a peer that is
+// stopped, or that has not yet accepted the connection, would otherwise block the sender). Completion through flush, or through the
 // acknowledgement (hdr.ack); errors through take_async_error. nullptr, or UCX's description of
 // why it could not be issued.
 // src_stride (strided messages, hdr.elem != 0): the n bytes are n / hdr.elem elements, src_stride
