@@ -64,10 +64,13 @@ ushmem_mpi_test(stopped_peer_ctx_destroy PROGRAM stopped_peer ARGS ctx_destroy N
 # progress thread), across hosts: 2 PEs, one per host (at 4, a same-host waiter is answered directly).
 ushmem_mpi_test(wait_policy_ctx PROGRAM wait_policy ARGS ctx NP 2 CONFIGS twohost
                 ENV USHMEM_PROGRESS_THREAD=off TIMEOUT 120 LABELS "twohost;serial")
-ushmem_mpi_test(put_pack_held PROGRAM put_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
+ushmem_mpi_test(put_pack_held PROGRAM put_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_PUT_PACK_HOLD=0 USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
                 LABELS twohost)
-ushmem_mpi_test(get_pack_held PROGRAM get_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
+ushmem_mpi_test(get_pack_held PROGRAM get_pack ARGS held NP 4 CONFIGS twohost ENV USHMEM_PUT_PACK_HOLD=0 USHMEM_WAIT_TIMEOUT=20 TIMEOUT 300
                 LABELS twohost)
+# A pack held while its PE computes, sent by the progress thread, across hosts (2 PEs: one per host).
+ushmem_mpi_test(pack_hold_blocking PROGRAM pack_hold ARGS blocking 0.2 NP 2 CONFIGS twohost
+                ENV USHMEM_PUT_PACK_HOLD=0.2 USHMEM_PUT_PACK_BLOCKING=1 USHMEM_WAIT_TIMEOUT=25 TIMEOUT 300 LABELS twohost)
 # Static data registered in place (reached through UCX emulation even on the host) beside a direct
 # heap and the other host's tcp: three routes in one job.
 foreach(prog amo signal)

@@ -64,6 +64,7 @@ int create(const char *routine, shmem_team_t team, long options, shmem_ctx_t *ct
 
 void destroy(const char *routine, ctx_object *o) {
     core::quiet(routine, o->impl);  // the implicit quiet of shmem_ctx_destroy
+    core::retire_packs(o->impl);  // the progress thread may be finishing a send of its last pack
     core::forget_get_batches(o->impl);  // any left by a quiet that a C++ deadline ended
     core::release_lanes(o->impl);
     o->impl.own_worker = false;

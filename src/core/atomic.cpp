@@ -188,8 +188,12 @@ util::put_pack::kind record_kind(amo op) {
 }
 
 template <class U>
-void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v) {
+void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t raddr, amo op, U v, bool may_hold) {
     namespace pp = util::put_pack;
+    if (c.pack_blocking && may_hold) {  // USHMEM_PUT_PACK_BLOCKING: it joins the pack as a put_nbi would
+        pack_put(routine, c, pe, raddr, &v, sizeof(U), record_kind(op));
+        return;
+    }
     if (send_in_pack(routine, c, pe, raddr, &v, sizeof(U), record_kind(op))) return;
     constexpr std::size_t need = pp::record_bytes(sizeof(U));
     alignas(8) char rec[need];
@@ -213,8 +217,9 @@ U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id
 
 template <class U>
 void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
-                  amo op, U v) {
-    if (c.acked_msgs && shared.msg_puts) return amo_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v);
+                  amo op, U v, bool signal) {
+    if (c.acked_msgs && shared.msg_puts)
+        return amo_message<U>(routine, c, shared, pe, shared.rbase[s] + off, op, v, !signal);
     peer &p = ucx_peer(routine, c, shared, pe, s);
     if (USHMEM_AMO_EMULATE_BITWISE_POST && is_bitwise(op)) {
         bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
@@ -260,9 +265,9 @@ template std::uint32_t amo_ucx_fetching<std::uint32_t>(const char *, context &, 
 template std::uint64_t amo_ucx_fetching<std::uint64_t>(const char *, context &, peer &, int, seg_id,
                                                        std::size_t, amo, std::uint64_t, std::uint64_t);
 template void amo_ucx_post<std::uint32_t>(const char *, context &, peer &, int, seg_id, std::size_t,
-                                          amo, std::uint32_t);
+                                          amo, std::uint32_t, bool);
 template void amo_ucx_post<std::uint64_t>(const char *, context &, peer &, int, seg_id, std::size_t,
-                                          amo, std::uint64_t);
+                                          amo, std::uint64_t, bool);
 template void amo_ucx_nbi<std::uint32_t>(const char *, context &, peer &, int, seg_id, std::size_t,
                                          amo, void *, std::uint32_t, std::uint32_t);
 template void amo_ucx_nbi<std::uint64_t>(const char *, context &, peer &, int, seg_id, std::size_t,
@@ -335,7 +340,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
     // place already, its stores fenced before the atomic leaves.
     if (data_ucx) transport::fence(worker_of(c));
     else if (n) store_fence();
-    amo_ucx_post<std::uint64_t>(routine, c, p, pe, ss, soff, sop, signal);
+    amo_ucx_post<std::uint64_t>(routine, c, p, pe, ss, soff, sop, signal, true);
 }
 
 void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std::uint64_t signal,
@@ -356,7 +361,7 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
         signal_message(routine, c, p, pe, 0, nullptr, 0, p.rbase[s] + off, signal, message_op(a));
         return;
     }
-    amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal);
+    amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal, true);
 }
 
 // ---- signal messages (runtime.hpp) --------------------------------------------------------------

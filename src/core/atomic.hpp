@@ -106,6 +106,8 @@ template <class U> inline U amo_direct(amo op, U *p, U v, U cmp) {
 // UCX route (atomic.cpp), instantiated for uint32_t and uint64_t.
 //   amo_ucx_fetching: blocking; returns the old value (fetch, swap, cswap, fetch_*).
 //   amo_ucx_post:     non-fetching (set, add, and, or, xor); completes at the next quiet.
+//                     `signal`: it is a put_signal's or signal_add/set's signal, which a waiting
+//                     PE is watching: never held in a pack (USHMEM_PUT_PACK_BLOCKING).
 //   amo_ucx_nbi:      fetching, result into *fetch at the next quiet (where puts are packed, a
 //                     record of the PE's get batch; otherwise the emulated bitwise ones complete
 //                     before returning).
@@ -114,7 +116,7 @@ U amo_ucx_fetching(const char *routine, context &c, peer &p, int pe, seg_id s, s
                    amo op, U v, U cmp);
 template <class U>
 void amo_ucx_post(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
-                  amo op, U v);
+                  amo op, U v, bool signal = false);
 template <class U>
 void amo_ucx_nbi(const char *routine, context &c, peer &p, int pe, seg_id s, std::size_t off,
                  amo op, void *fetch, U v, U cmp);

@@ -34,6 +34,8 @@ struct settings {
     bool acked_messages = true;
     std::size_t put_pack = 4096;
     long put_pack_pes = 8;
+    double put_pack_hold = 0.001;
+    bool put_pack_blocking = false;
     std::string heap_address;
     bool static_data = true;
     bool hugepage_notice = true;

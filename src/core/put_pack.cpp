@@ -15,9 +15,16 @@
 // when the thread that filled it waits or tests with its condition false (settle_thread_packs),
 // so that a program that waits for an answer to puts it never completed (not valid OpenSHMEM,
 // but it works everywhere else) still gets it. A thread that computes without calling the library
-// holds its pack until its next call, as UCX holds a message it could not send at once.
-// Each pack is used by one thread: below SHMEM_THREAD_MULTIPLE the program calls the library from
-// one thread at a time; at it, only private contexts pack.
+// would otherwise hold its pack until its next call: where a progress thread runs, that thread
+// sends a pack that has been left alone for USHMEM_PUT_PACK_HOLD (send_held_packs), at its looks.
+// Each pack is used by one of the program's threads: below SHMEM_THREAD_MULTIPLE the program
+// calls the library from one thread at a time; at it, only private contexts pack. The progress
+// thread's sends exclude the owner's use through context::pack_holder (pack_guard, runtime.hpp).
+//
+// Blocking puts and non-fetching atomics join the packs too with USHMEM_PUT_PACK_BLOCKING (off by
+// default): a stream of them then costs one message per pack, not one each, but a flag set by one
+// is delivered only when its pack leaves (at the latest the hold after the program stops adding
+// to it), where without packing it leaves at once.
 //
 // Get batches. A get_nbi over tcp is UCX's request and reply, a system call each side each way:
 // a stream of small get_nbi's (random reads of a table, a graph's neighbours) ran at one get per
@@ -36,6 +43,8 @@
 #include "util/put_pack.hpp"
 
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -51,16 +60,28 @@ namespace {
 std::vector<context *> g_open;
 std::mutex g_open_lock;
 
+// The progress thread reads the list too (send_held_packs) where it may send packs. Decided at
+// init (every context alike), read by that thread: atomic, as a context created later stores it
+// again.
+std::atomic<bool> g_thread_sends{false};
+
 std::unique_lock<std::mutex> list_lock() {
     std::unique_lock<std::mutex> g(g_open_lock, std::defer_lock);
-    if (rt.thread_level == thread_multiple) g.lock();
+    if (rt.thread_level == thread_multiple || g_thread_sends.load(std::memory_order_relaxed)) g.lock();
     return g;
 }
 
 void list(context &c) {
-    const auto g = list_lock();
-    g_open.push_back(&c);
-    detail::open_packs.store(unsigned(g_open.size()), std::memory_order_relaxed);
+    bool first;
+    {
+        const auto g = list_lock();
+        first = g_open.empty();
+        g_open.push_back(&c);
+        detail::open_packs.store(unsigned(g_open.size()), std::memory_order_relaxed);
+    }
+    // A progress thread asleep on the worker's events (its PE was away) would not look at the
+    // pack before the next message: it is woken to park instead, and looks within the hold.
+    if (first && c.pack_shared) transport::rouse_server();
 }
 
 void unlist(context &c) {
@@ -85,13 +106,6 @@ std::mutex g_batches_lock;
 std::unordered_map<std::uint64_t, get_batch> g_batches;
 std::uint64_t g_batches_next = 1;
 
-// The first open pack of thread `me`, or nullptr.
-context *first_of(unsigned long me) {
-    const auto g = list_lock();
-    for (context *c : g_open)
-        if (c->pack_thread == me) return c;
-    return nullptr;
-}
 } // namespace
 
 void enable_packing(context &c) {
@@ -103,9 +117,44 @@ void enable_packing(context &c) {
     c.pack_item = std::uint32_t(std::max<std::size_t>(cap / 8, 8));
     c.pack_slots = std::uint8_t(std::clamp<long>(rt.cfg.put_pack_pes, 1, 64));
     c.packs.reset(new context::pack_slot[c.pack_slots]);  // buffers on first use
+    // The progress thread drives the main worker only: a context's own worker is never its.
+    const bool thread_sends = rt.progress_thread && rt.cfg.put_pack_hold > 0;
+    g_thread_sends.store(thread_sends, std::memory_order_relaxed);
+    c.pack_shared = thread_sends && !c.own_worker;
+    c.pack_blocking = c.pack_shared && rt.cfg.put_pack_blocking;
+}
+
+void pack_guard::wait(context &c, unsigned long self) {
+    // The progress thread is sending the packs: one message, microseconds. On a shared core it
+    // may have been descheduled meanwhile: give it the core after a short spin.
+    for (int i = 0;; ++i) {
+        unsigned long none = 0;
+        if (c.pack_holder.load(std::memory_order_relaxed) == 0 &&
+            c.pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire, std::memory_order_relaxed))
+            return;
+        if (i < 200) __builtin_ia32_pause();
+        else sched_yield();
+    }
+}
+
+void retire_packs(context &c) {
+    const pack_guard g(c);
+}
+
+void settle_pack_slow(const char *routine, context &c, int pe) {
+    const pack_guard g(c);
+    if (const int i = pack_slot_of(c, pe); i >= 0) send_pack(routine, c, unsigned(i));
 }
 
 namespace {
+// One slot's pack has been issued: it stops counting (context::packs_open: only now, so that a
+// thread that sees none open knows they are all in UCX).
+void close_slot(context &c) {
+    const std::uint8_t left = std::uint8_t(c.packs_open.load(std::memory_order_relaxed) - 1);
+    c.packs_open.store(left, std::memory_order_release);
+    if (left == 0) unlist(c);
+}
+
 void send_get_batch(const char *routine, context &c, unsigned i) {
     context::pack_slot &k = c.packs[i];
     const int pe = k.pe;
@@ -120,23 +169,24 @@ void send_get_batch(const char *routine, context &c, unsigned i) {
     }
     // Closed before it leaves, as a pack: what follows (message_ep) settles the PE's pack and
     // must find none. The list stays in the buffer (unused until the slot opens again) until the
-    // request has copied it.
+    // request has copied it. Still counted open until issued (context::packs_open).
     k.pe = -1;
     k.len = 0;
     k.gets = false;
     k.reply_bytes = 0;
     k.dests.clear();
-    if (--c.packs_open == 0) unlist(c);
     peer &p = rt.peers[std::size_t(pe)];
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
     const transport::gather_header h{0, bytes, id | get_batch_bit, 0, count};
     if (const char *err = transport::gather_nbx(worker_of(c), ep, h, k.buf.get(), n))
         fatal(routine, "get_nbi's from PE %d failed: %s", pe, err);
     c.note_pending(pe, pend_gets);
+    close_slot(c);
 }
 } // namespace
 
 void send_pack(const char *routine, context &c, unsigned i) {
+    const pack_guard g(c);
     context::pack_slot &k = c.packs[i];
     if (k.gets) return send_get_batch(routine, c, i);
     const int pe = k.pe;
@@ -145,12 +195,13 @@ void send_pack(const char *routine, context &c, unsigned i) {
     // a copy of the pack (transport::signal_nbx): the buffer is free again on return.
     k.pe = -1;
     k.len = 0;
-    if (--c.packs_open == 0) unlist(c);
     signal_message(routine, c, rt.peers[std::size_t(pe)], pe, 0, k.buf.get(), n, 0, 0, transport::signal_op::pack);
+    close_slot(c);
 }
 
 void send_packs(const char *routine, context &c) {
-    for (unsigned i = 0; i < c.pack_slots && c.packs_open; ++i)
+    const pack_guard g(c);
+    for (unsigned i = 0; i < c.pack_slots && c.packs_open.load(std::memory_order_relaxed); ++i)
         if (c.packs[i].pe >= 0) send_pack(routine, c, i);
 }
 
@@ -168,7 +219,9 @@ unsigned open_pack(const char *routine, context &c, int pe) {
     context::pack_slot &k = c.packs[i];
     if (!k.buf) k.buf.reset(new char[c.pack_cap]);
     k.pe = pe;
-    if (c.packs_open++ == 0) {
+    const std::uint8_t was = c.packs_open.load(std::memory_order_relaxed);
+    c.packs_open.store(std::uint8_t(was + 1), std::memory_order_relaxed);
+    if (was == 0) {
         c.pack_thread = static_cast<unsigned long>(pthread_self());
         list(c);
     }
@@ -179,10 +232,14 @@ unsigned open_pack(const char *routine, context &c, int pe) {
 } // namespace
 
 namespace {
+void note_added() {
+    detail::pack_seq.store(detail::pack_seq.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 // c's open pack of puts to `pe` when it has `need` bytes of room, or nullptr. (A get batch is sent
 // before what would join it by that operation's own message.)
 context::pack_slot *pack_with_room(context &c, int pe, std::size_t need) {
-    if (!c.packs_open) return nullptr;
+    if (!c.packs_open.load(std::memory_order_relaxed)) return nullptr;
     const int i = pack_slot_of(c, pe);
     if (i < 0 || c.packs[i].gets || c.packs[i].len + need > c.pack_cap) return nullptr;
     return &c.packs[i];
@@ -192,11 +249,14 @@ void append_record(context::pack_slot &slot, std::uint64_t raddr, const void *sr
                    util::put_pack::kind k = util::put_pack::kind::put) {
     util::put_pack::append(slot.buf.get(), slot.len, raddr, src, n, k);
     slot.len += std::uint32_t(util::put_pack::record_bytes(n));
+    note_added();
 }
 } // namespace
 
 bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
                   util::put_pack::kind k) {
+    if (USHMEM_LIKELY(c.packs_open.load(std::memory_order_acquire) == 0)) return false;
+    const pack_guard g(c);
     context::pack_slot *slot = pack_with_room(c, pe, util::put_pack::record_bytes(n));
     if (!slot) return false;
     append_record(*slot, raddr, src, n, k);
@@ -207,6 +267,8 @@ bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, 
 bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t data_raddr, const void *src,
                          std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, util::put_pack::kind k) {
     namespace pp = util::put_pack;
+    if (USHMEM_LIKELY(c.packs_open.load(std::memory_order_acquire) == 0)) return false;
+    const pack_guard g(c);
     context::pack_slot *slot = pack_with_room(c, pe, (n ? pp::record_bytes(n) : 0) + pp::record_bytes(8));
     if (!slot) return false;
     if (n) append_record(*slot, data_raddr, src, n);
@@ -215,7 +277,9 @@ bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t 
     return true;
 }
 
-void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n) {
+void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
+              util::put_pack::kind kind) {
+    const pack_guard g(c);
     const std::size_t need = util::put_pack::record_bytes(n);
     const int found = pack_slot_of(c, pe);
     unsigned i;
@@ -228,7 +292,7 @@ void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, cons
             i = open_pack(routine, c, pe);
         }
     }
-    append_record(c.packs[i], raddr, src, n);
+    append_record(c.packs[i], raddr, src, n, kind);
     c.pack_last = std::uint8_t(i);
 }
 
@@ -256,6 +320,7 @@ void add_dest(context &c, context::pack_slot &k, int pe, std::size_t need, void 
     k.len += std::uint32_t(need);
     k.reply_bytes += std::uint32_t(n);
     k.dests.push_back({dst, std::uint32_t(n)});
+    note_added();
     // Issued now (the C++ API's per-PE reports count it outstanding); done when its reply is in.
     c.reply_issued(pe).fetch_add(1, std::memory_order_relaxed);
 }
@@ -263,6 +328,7 @@ void add_dest(context &c, context::pack_slot &k, int pe, std::size_t need, void 
 
 void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n) {
     constexpr std::size_t need = util::put_pack::get_record_bytes;
+    const pack_guard g(c);
     context::pack_slot &k = batch_with_room(routine, c, pe, need, n);
     util::put_pack::append_get(k.buf.get(), k.len, raddr, std::uint32_t(n));
     add_dest(c, k, pe, need, dst, n);
@@ -271,6 +337,7 @@ void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void
 void pack_fetch(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n,
                 util::put_pack::fetch_kind kind, std::uint64_t operand, std::uint64_t cmp) {
     constexpr std::size_t need = util::put_pack::fetch_record_bytes;
+    const pack_guard g(c);
     context::pack_slot &k = batch_with_room(routine, c, pe, need, n);
     util::put_pack::append_fetch(k.buf.get(), k.len, raddr, std::uint32_t(n), kind, operand, cmp);
     add_dest(c, k, pe, need, dst, n);
@@ -305,26 +372,93 @@ void forget_get_batches(const context &c) {
         it = it->second.c == &c ? g_batches.erase(it) : std::next(it);
 }
 
+namespace {
+// One pass over the open packs (of thread `me` only, unless 0): each listed context's packs are
+// sent. A pass, not a loop until the list is empty: a send may wait (a context's first connection
+// to a PE), and a wait sends the thread's packs, which then finds the context of the pack being
+// sent still listed (it leaves the list once its message is issued) and must not spin on it. No
+// pack opens meanwhile (this thread is sending; another's are not its business), and no listed
+// context goes away (only its owner, this thread, destroys it).
+void send_listed(const char *routine, unsigned long me) {
+    std::vector<context *> todo;
+    {
+        const auto g = list_lock();
+        todo.reserve(g_open.size());
+        for (context *c : g_open)
+            if (!me || c->pack_thread == me) todo.push_back(c);
+    }
+    for (context *c : todo) send_packs(routine, *c);
+}
+} // namespace
+
 void send_thread_packs(const char *routine) {
     // Below SHMEM_THREAD_MULTIPLE one thread at a time calls the library: every pack, whichever
     // thread opened it. At it only this thread's: another's private context is that thread's.
     if (rt.thread_level != thread_multiple) return send_all_packs(routine);
-    const auto me = static_cast<unsigned long>(pthread_self());
-    while (context *c = first_of(me)) send_packs(routine, *c);
+    send_listed(routine, static_cast<unsigned long>(pthread_self()));
 }
 
 void send_all_packs(const char *routine) {
     // Finalize (the program's other threads have stopped calling the library), or a wait below
     // SHMEM_THREAD_MULTIPLE.
-    for (;;) {
-        context *c;
-        {
-            const auto g = list_lock();
-            if (g_open.empty()) return;
-            c = g_open.back();
-        }
-        send_packs(routine, *c);
+    send_listed(routine, 0);
+}
+
+namespace {
+// The progress thread's view of the packs (send_held_packs; only that thread uses these).
+unsigned g_seen_seq = 0;
+long g_still_since = 0;  // when it saw pack_seq at g_seen_seq first (0: not yet)
+
+long now_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
+}
+} // namespace
+
+long send_held_packs(bool &sent) {
+    sent = false;
+    // seq_cst: after serve()'s announcement of its sleep (rouse_server's other half).
+    if (!g_thread_sends.load(std::memory_order_relaxed) || detail::open_packs.load(std::memory_order_seq_cst) == 0) {
+        g_still_since = 0;
+        return 0;
     }
+    const long hold = long(rt.cfg.put_pack_hold * 1e9);
+    const unsigned seq = detail::pack_seq.load(std::memory_order_relaxed);
+    const long now = now_ns();
+    if (seq != g_seen_seq || g_still_since == 0) {  // the program is adding to them: not now
+        g_seen_seq = seq;
+        g_still_since = now;
+        return hold;
+    }
+    if (now - g_still_since < hold) return hold - (now - g_still_since);
+    // Left alone for the hold: send every pack the thread may take. A context whose owner is
+    // inside a pack routine right now is left to it (it is not left alone after all).
+    const auto self = static_cast<unsigned long>(pthread_self());
+    for (int tries = 0; tries < 64; ++tries) {
+        context *c = nullptr;
+        {
+            std::lock_guard<std::mutex> g(g_open_lock);
+            for (context *x : g_open) {
+                unsigned long none = 0;
+                if (x->pack_shared && x->packs_open.load(std::memory_order_relaxed) != 0 &&
+                    x->pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire,
+                                                           std::memory_order_relaxed)) {
+                    c = x;
+                    break;
+                }
+            }
+        }
+        if (!c) break;
+        // Held: c stays alive until we let go (destroying it waits for that: retire_packs), and
+        // is listed until its last pack is issued.
+        send_packs("ushmem's progress thread (sending a held put pack)", *c);
+        c->pack_holder.store(0, std::memory_order_release);
+        sent = true;
+    }
+    g_seen_seq = detail::pack_seq.load(std::memory_order_relaxed);
+    g_still_since = now_ns();
+    return detail::open_packs.load(std::memory_order_relaxed) ? hold : 0;
 }
 
 } // namespace ushmem::core

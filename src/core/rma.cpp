@@ -18,9 +18,9 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     if (c.acked_msgs && shared.msg_puts && n <= signal_message_max) {
         // Emulated RMA: a message the target acknowledges (context::acked_msgs), holding a copy
         // of the source (reusable on return, as for a blocking put; so for nbi too). A small
-        // non-blocking one joins the context's pack instead (put_pack.cpp): a blocking put is
-        // sent at once, since a program may rely on it arriving without a quiet.
-        if (nbi && n <= c.pack_item) {
+        // non-blocking one joins the context's pack instead (put_pack.cpp); a blocking one only
+        // with USHMEM_PUT_PACK_BLOCKING, since a program may rely on it arriving without a quiet.
+        if ((nbi || c.pack_blocking) && n <= c.pack_item) {
             pack_put(routine, c, pe, shared.rbase[s] + off, src, n);
             return;
         }

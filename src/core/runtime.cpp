@@ -49,7 +49,7 @@ std::atomic<bool> g_progress_stop{false};
 void progress_loop(std::string cpus, long spin_ns, long handoff_ns) {
     bind_current_thread(cpus);
     pthread_setname_np(pthread_self(), "ushmem-progress");
-    transport::serve(g_progress_stop, spin_ns, handoff_ns, wake_self);
+    transport::serve(g_progress_stop, spin_ns, handoff_ns, wake_self, send_held_packs);
 }
 
 bool needs_progress_thread() {

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <pthread.h>
+
 #define USHMEM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define USHMEM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 // The data path is a handful of instructions per call: keep it in the C entry point, whatever
@@ -139,11 +141,19 @@ struct context {
     std::uint32_t pack_item = 0;
     std::uint32_t pack_cap = 0;
     std::uint8_t pack_slots = 0;        // entries of packs
-    std::uint8_t packs_open = 0;        // slots holding a pack
+    // Slots holding a pack, counting one being sent until its message is issued: a thread that
+    // finds 0 knows that nothing of the packs is still on its way into UCX (pack_guard).
+    std::atomic<std::uint8_t> packs_open{0};
     std::uint8_t pack_last = 0;         // the slot the last put went to (checked first)
     std::uint8_t pack_victim = 0;       // the slot sent next when all are taken (round robin)
     unsigned long pack_thread = 0;      // pthread_self() of the thread that opened them
     std::unique_ptr<pack_slot[]> packs;
+    // The progress thread may send this context's packs once they have been left alone for
+    // USHMEM_PUT_PACK_HOLD (put_pack.cpp, send_held_packs): the packs are then used under
+    // pack_holder (pack_guard). Only contexts on the main worker, which the thread drives.
+    bool pack_shared = false;
+    bool pack_blocking = false;         // blocking puts and non-fetching atomics join the packs too
+    std::atomic<unsigned long> pack_holder{0};  // pthread_self() of the thread using the packs, or 0
 
     void reset(int npes, bool mt) {
         pending.assign(std::size_t(npes), 0);
@@ -155,7 +165,9 @@ struct context {
         acked_msgs = false;
         private_ctx = false;
         pack_item = pack_cap = 0;
-        pack_slots = packs_open = pack_last = pack_victim = 0;
+        pack_slots = pack_last = pack_victim = 0;
+        packs_open.store(0, std::memory_order_relaxed);
+        pack_shared = pack_blocking = false;
         packs.reset();
         replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
     }
@@ -308,8 +320,10 @@ USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
 void enable_packing(context &c);
 // Adds an n-byte put to raddr on `pe` (n <= c.pack_item) to c's pack for that PE, sending it
 // first when it has no room left, and opening one (sending another PE's when all slots are taken)
-// when there is none.
-void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n);
+// when there is none. `kind`: a put, or (context::pack_blocking) a non-fetching atomic on the
+// n-byte word, the operand at src.
+void pack_put(const char *routine, context &c, int pe, std::uint64_t raddr, const void *src, std::size_t n,
+              util::put_pack::kind kind = util::put_pack::kind::put);
 // Adds an n-byte get_nbi from raddr on `pe` into dst (n <= c.pack_item) to c's get batch for that
 // PE, as pack_put does: one request for many, one reply (pend_gets).
 void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n);
@@ -317,6 +331,9 @@ void pack_get(const char *routine, context &c, int pe, std::uint64_t raddr, void
 // record joins the batch, and the reply's old value goes to dst (atomic.cpp, amo_ucx_nbi).
 void pack_fetch(const char *routine, context &c, int pe, std::uint64_t raddr, void *dst, std::size_t n,
                 util::put_pack::fetch_kind kind, std::uint64_t operand, std::uint64_t cmp);
+// After c's last quiet, before it goes: waits until the progress thread has let go of c (it may
+// still be returning from sending c's last pack, which that quiet found issued).
+void retire_packs(context &c);
 // The batches of `c` whose replies are awaited are forgotten: a reply that comes later writes
 // nothing (the context is being destroyed).
 void forget_get_batches(const context &c);
@@ -338,14 +355,42 @@ USHMEM_HOT int pack_slot_of(const context &c, int pe) {
         if (c.packs[i].pe == pe) return int(i);
     return -1;
 }
+// The packs of a context the progress thread may send (context::pack_shared) are used by one
+// thread at a time: the owner's calls that touch them, and the thread's send, hold pack_holder
+// for their scope. Taken again by its holder it is not taken twice (sending a pack settles its
+// PE's pack, which is the one being sent). The owner's is an uncontended exchange, on the network
+// path only (where every message costs microseconds); the thread only tries it.
+class pack_guard {
+public:
+    explicit pack_guard(context &c) {
+        if (USHMEM_LIKELY(!c.pack_shared)) return;
+        const auto self = static_cast<unsigned long>(pthread_self());
+        if (c.pack_holder.load(std::memory_order_relaxed) == self) return;
+        unsigned long none = 0;
+        if (USHMEM_UNLIKELY(!c.pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire,
+                                                                   std::memory_order_relaxed)))
+            wait(c, self);
+        c_ = &c;
+    }
+    ~pack_guard() {
+        if (c_) c_->pack_holder.store(0, std::memory_order_release);
+    }
+    pack_guard(const pack_guard &) = delete;
+    pack_guard &operator=(const pack_guard &) = delete;
+
+private:
+    static void wait(context &c, unsigned long self);  // the progress thread is sending them
+    context *c_ = nullptr;
+};
+void settle_pack_slow(const char *routine, context &c, int pe);
 // Before any other operation of `c` to `pe` (they stay in order behind the packed puts).
 USHMEM_HOT void settle_pack(const char *routine, context &c, int pe) {
-    if (USHMEM_LIKELY(c.packs_open == 0)) return;
-    if (const int i = pack_slot_of(c, pe); i >= 0) send_pack(routine, c, unsigned(i));
+    if (USHMEM_LIKELY(c.packs_open.load(std::memory_order_acquire) == 0)) return;
+    settle_pack_slow(routine, c, pe);
 }
 // Before a fence or a quiet of `c`.
 USHMEM_HOT void settle_packs(const char *routine, context &c) {
-    if (USHMEM_UNLIKELY(c.packs_open != 0)) send_packs(routine, c);
+    if (USHMEM_UNLIKELY(c.packs_open.load(std::memory_order_acquire) != 0)) send_packs(routine, c);
 }
 // Before a wait or a test that finds its condition false: the open packs leave (at
 // SHMEM_THREAD_MULTIPLE, where only private contexts pack, those this thread opened), on every
@@ -353,9 +398,16 @@ USHMEM_HOT void settle_packs(const char *routine, context &c) {
 // as without packing. (The list of open packs takes a lock at SHMEM_THREAD_MULTIPLE.)
 namespace detail {
 inline std::atomic<unsigned> open_packs{0};
+// Moved by every record added to a pack (relaxed: only that it moves matters): the progress
+// thread sends packs only once it has stopped moving for USHMEM_PUT_PACK_HOLD.
+alignas(64) inline std::atomic<unsigned> pack_seq{0};
 }
 void send_thread_packs(const char *routine);
 void send_all_packs(const char *routine);  // finalize: whichever thread filled them
+// The progress thread's look at the packs (transport::serve's held_work): sends every pack that
+// has been left alone for USHMEM_PUT_PACK_HOLD (`sent` set then), and returns how long the thread
+// may wait before its next look (ns), or 0 when no pack is open.
+long send_held_packs(bool &sent);
 USHMEM_HOT void settle_thread_packs(const char *routine) {
     if (USHMEM_UNLIKELY(detail::open_packs.load(std::memory_order_relaxed) != 0)) send_thread_packs(routine);
 }

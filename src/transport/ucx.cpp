@@ -1003,7 +1003,8 @@ int main_efd() {
 }
 } // namespace
 
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)()) {
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)(),
+           long (*held_work)(bool &sent)) {
     const int efd = main_efd();
     long last_event = 0;
     while (!stop.load(std::memory_order_relaxed)) {
@@ -1023,17 +1024,31 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
         // worker at its next operation (issue_op) and stays parked; if the PE neither progresses
         // nor issues by the next look, it is away and the thread serves.
         long park_ns = handoff_ns;
+        long held_ns = 0;  // what held_work asked for at the last look (0: nothing held)
         unsigned issued_seen = detail::pe_issue.n.load(std::memory_order_relaxed);
         for (int seen = g_pe_progress.load(std::memory_order_relaxed);;) {
             // The word first, then the flag: pe_blocking() sets them in the other order, so
             // either the flag is seen here or the futex call finds the word moved.
             const int word = g_park_word.load(std::memory_order_seq_cst);
             if (g_pe_blocked.load(std::memory_order_seq_cst) || stop.load(std::memory_order_relaxed)) break;
-            const struct timespec park{park_ns / 1000000000L, park_ns % 1000000000L};
+            const long nap = held_ns > 0 ? std::min(park_ns, held_ns) : park_ns;
+            const struct timespec park{nap / 1000000000L, nap % 1000000000L};
             syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAIT_PRIVATE, word, &park, nullptr, 0);
             const int now = g_pe_progress.load(std::memory_order_relaxed);
             const unsigned issued = detail::pe_issue.n.load(std::memory_order_relaxed);
             if (stop.load(std::memory_order_relaxed) || g_pe_blocked.load()) break;
+            if (held_work) {
+                // Without an ask pending: our own sends (issue_op) must not answer it for the PE.
+                detail::pe_issue.asked.store(false, std::memory_order_relaxed);
+                bool sent = false;
+                held_ns = held_work(sent);
+                if (sent) {
+                    // Our sends moved the PE's counts: judge the PE at the next look.
+                    seen = g_pe_progress.load(std::memory_order_relaxed);
+                    issued_seen = detail::pe_issue.n.load(std::memory_order_relaxed);
+                    continue;
+                }
+            }
             const bool issuing = issued != issued_seen || (issued & 1) != 0;
             if (now == seen && issuing) detail::pe_issue.asked.store(true, std::memory_order_relaxed);
             if (now == seen && !issuing && !g_pe_polling.load(std::memory_order_relaxed) &&
@@ -1103,16 +1118,25 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
             }
             // Announce the sleep, then look once more whether the PE started progressing in the
             // meantime (it reads the state after counting its progress call: one of us sees the
-            // other).
+            // other), and at what it holds back (a pack opened after this look rouses us:
+            // rouse_server). Held work bounds the sleep.
             g_serve_state.store(srv_polling, std::memory_order_seq_cst);
-            if (g_pe_progress.load(std::memory_order_seq_cst) == seen && !stop.load(std::memory_order_relaxed)) {
+            bool sent = false;
+            const long held_ns = held_work ? held_work(sent) : 0;
+            bool timed_out = false;
+            if (!sent && g_pe_progress.load(std::memory_order_seq_cst) == seen && !stop.load(std::memory_order_relaxed)) {
                 struct pollfd pfd{efd, POLLIN, 0};
-                poll(&pfd, 1, -1);
+                if (held_ns > 0) {
+                    const struct timespec ts{held_ns / 1000000000L, held_ns % 1000000000L};
+                    timed_out = ppoll(&pfd, 1, &ts, nullptr) == 0;
+                } else {
+                    poll(&pfd, 1, -1);
+                }
             }
             const bool kicked = g_serve_state.exchange(srv_serving) == srv_kicked;
             // The PE is back: park (unless it is blocked: its pe_blocking() moved the count too).
             if ((kicked || g_pe_progress.load(std::memory_order_relaxed) != seen) && !g_pe_blocked.load()) break;
-            if (spin_ns) last_event = now_ns();
+            if (spin_ns && !timed_out) last_event = now_ns();
         }
     }
 }
@@ -1253,6 +1277,16 @@ void stop_serving() {
     if (g_worker) ucp_worker_signal(g_worker);
     g_park_word.fetch_add(1, std::memory_order_seq_cst);
     syscall(SYS_futex, reinterpret_cast<int *>(&g_park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void rouse_server() {
+    // After the caller's store of what it holds (Dekker's, against serve()'s announcement of its
+    // sleep and its look at held_work after it).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    int polling = srv_polling;
+    if (g_serve_state.load(std::memory_order_relaxed) == srv_polling &&
+        g_serve_state.compare_exchange_strong(polling, srv_kicked))
+        ucp_worker_signal(g_worker);
 }
 
 void answer_progress_ask() {

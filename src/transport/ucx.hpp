@@ -438,8 +438,17 @@ inline void fence() { fence(worker()); }
 // `on_events` (may be null) runs after every progress call that found work: the core wakes a PE
 // blocked in a wait there (core/wait.cpp), since it is the thread that sees the network's messages.
 // It returns whether it woke a thread of the PE (which then wants the CPU: no poll after it).
-void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)());
+// `held_work` (may be null) runs at every look of the thread, parked or about to sleep: the core
+// sends what its PE holds back while it computes (put packs), and returns within how many ns it
+// wants the next look (0: nothing held), which then bounds the park and the sleep; `sent` tells
+// that it issued operations itself (they moved the PE's issue count).
+void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)(),
+           long (*held_work)(bool &sent));
 void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
+// Something held back for the progress thread to send was added while the thread may be asleep
+// on the worker's events (waiting for the next message): it is woken to park instead, and so
+// looks at it (held_work). One load when the thread is not asleep there.
+void rouse_server();
 // The PE is about to block in a wait (not progressing): the progress thread must not stay parked
 // for its hand-off period, or the messages the PE waits for would sit unread until it ends.
 // Cleared by the PE's next progress call.

@@ -1,0 +1,207 @@
+/* pack_hold: a put pack that its thread leaves alone is sent by the progress thread
+ * (USHMEM_PUT_PACK_HOLD, core/put_pack.cpp's send_held_packs), and blocking puts and non-fetching
+ * atomics join packs with USHMEM_PUT_PACK_BLOCKING.
+ *
+ * Usage: pack_hold nbi|blocking HOLD_SECONDS   (HOLD_SECONDS: the USHMEM_PUT_PACK_HOLD ctest sets)
+ *
+ * PE 0 -> PE 1 (reached over UCX: run over UCX_TLS=tcp), one round per operation:
+ *   nbi       a put_nbi of a long, a put_nbi of 300 bytes;
+ *   blocking  shmem_long_p, a blocking putmem of 300 bytes, atomic_add, atomic_set, atomic_inc
+ *             (each packed, as a put_nbi is).
+ * After each operation PE 0 tells PE 1 by an MPI message (which does not touch the pack) and then
+ * computes: it spins reading its own `answer` word, with no library call, for at most 20 s. PE 1
+ * waits for the operation's effect (wait_until, bounded by USHMEM_WAIT_TIMEOUT), checks it, and
+ * puts the round's number into PE 0's `answer` (PE 0's progress thread applies it). Fails if:
+ *   - PE 0 never sees its answer: the pack stayed while PE 0 computed (the hold's send missing);
+ *   - PE 1 sees the effect sooner than half the hold after PE 0's message: the operation was not
+ *     held in a pack at all (so the first check would prove nothing), or the progress thread sent
+ *     the pack before the hold ran out;
+ *   - the data or the atomic's result is wrong.
+ * Then the same operations in a stream (64 of each, then a quiet), checked after a barrier: the
+ * packs that leave when full and at the quiet carry the same data as the held ones. */
+#include "common.h"
+#include <mpi.h>
+#if TEST_WITH_USHMEM
+#include <shmemx.h>
+#endif
+
+#define BIG 300
+static long word, counter, setword, answer;
+static unsigned char area[BIG];
+static long stream_words[64];
+static long stream_counter;
+static int me, npes;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static unsigned char byte_of(int round, int i) { return (unsigned char)(round * 37 + i * 11 + 3); }
+
+/* PE 0's side of one round: `issue` has been called; tell PE 1, then compute until it answers. */
+static void pe0_compute(int round, const char *what, double hold) {
+    int token = round;
+    MPI_Send(&token, 1, MPI_INT, 1, 30, MPI_COMM_WORLD);
+    const double deadline = now_s() + 20 + hold;
+    while (*(volatile long *)&answer != round) {
+        if (now_s() > deadline)
+            FAIL("round %d (%s): no answer from PE 1 after %.0f s while this PE computed: its pack was never "
+                 "sent (USHMEM_PUT_PACK_HOLD=%g)", round, what, 20 + hold, hold);
+    }
+}
+
+/* PE 1's side: wait for PE 0's message, then for the effect (`cond` polled through shmem_test). */
+static double pe1_wait_start(int round) {
+    int token = 0;
+    MPI_Recv(&token, 1, MPI_INT, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(token == round, "round %d: PE 0 announced round %d", round, token);
+    return now_s();
+}
+
+/* The 300 bytes travel in one record: wait (25 s at most) for the last, then check them all. */
+static void wait_last_byte(int round) {
+    const double deadline = now_s() + 25;
+    while (*(volatile unsigned char *)&area[BIG - 1] != byte_of(round, BIG - 1)) {
+        shmem_long_test(&word, SHMEM_CMP_EQ, -1); /* drives this PE's progress */
+        CHECK(now_s() < deadline, "round %d: 300 bytes from PE 0 not in after 25 s", round);
+    }
+}
+
+static void pe1_check_held(int round, const char *what, double started, double hold) {
+    const double took = now_s() - started;
+    CHECK(took >= hold / 2, "round %d (%s): arrived %.4f s after PE 0 issued it, before half the hold (%g s): "
+          "not held in a pack", round, what, took, hold);
+    NOTE("round %d (%s): held %.3f s (hold %g s), then sent by the progress thread", round, what, took, hold);
+    shmem_long_p(&answer, round, 0);
+    shmem_quiet();
+}
+
+static void round_nbi(int round, int kind, double hold) {
+    const char *what = kind == 0 ? "put_nbi of a long" : "put_nbi of 300 bytes";
+    word = 0;
+    memset(area, 0, sizeof area);
+    answer = 0;
+    shmem_barrier_all();
+    if (me == 0) {
+        const long v = 5000 + round;
+        unsigned char src[BIG];
+        for (int i = 0; i < BIG; ++i) src[i] = byte_of(round, i);
+        if (kind == 0) shmem_long_put_nbi(&word, &v, 1, 1);
+        else shmem_putmem_nbi(area, src, BIG, 1);
+        pe0_compute(round, what, hold);
+    } else if (me == 1) {
+        const double t0 = pe1_wait_start(round);
+        if (kind == 0) {
+            shmem_long_wait_until(&word, SHMEM_CMP_EQ, 5000 + round);
+        } else {
+            wait_last_byte(round);
+            for (int i = 0; i < BIG; ++i)
+                CHECK(area[i] == byte_of(round, i), "round %d: byte %d is %u, expected %u", round, i, area[i], byte_of(round, i));
+        }
+        pe1_check_held(round, what, t0, hold);
+    }
+    shmem_barrier_all();
+}
+
+static void round_blocking(int round, int kind, double hold) {
+    static const char *names[] = {"shmem_long_p", "blocking putmem of 300 bytes", "atomic_add", "atomic_set",
+                                  "atomic_inc"};
+    word = 0;
+    counter = 100;
+    setword = 0;
+    memset(area, 0, sizeof area);
+    answer = 0;
+    shmem_barrier_all();
+    if (me == 0) {
+        unsigned char src[BIG];
+        for (int i = 0; i < BIG; ++i) src[i] = byte_of(round, i);
+        switch (kind) {
+        case 0: shmem_long_p(&word, 7000 + round, 1); break;
+        case 1: shmem_putmem(area, src, BIG, 1); memset(src, 0, BIG); break; /* source reusable on return */
+        case 2: shmem_long_atomic_add(&counter, 23, 1); break;
+        case 3: shmem_long_atomic_set(&setword, 9000 + round, 1); break;
+        default: shmem_long_atomic_inc(&counter, 1); break;
+        }
+        pe0_compute(round, names[kind], hold);
+    } else if (me == 1) {
+        const double t0 = pe1_wait_start(round);
+        switch (kind) {
+        case 0: shmem_long_wait_until(&word, SHMEM_CMP_EQ, 7000 + round); break;
+        case 1:
+            wait_last_byte(round);
+            for (int i = 0; i < BIG; ++i)
+                CHECK(area[i] == byte_of(round, i), "round %d: byte %d is %u, expected %u", round, i, area[i], byte_of(round, i));
+            break;
+        case 2: shmem_long_wait_until(&counter, SHMEM_CMP_EQ, 123); break;
+        case 3: shmem_long_wait_until(&setword, SHMEM_CMP_EQ, 9000 + round); break;
+        default: shmem_long_wait_until(&counter, SHMEM_CMP_EQ, 101); break;
+        }
+        pe1_check_held(round, names[kind], t0, hold);
+    }
+    shmem_barrier_all();
+}
+
+/* Streams to every other PE: 64 of each operation, then one quiet; every PE checks what it got. */
+static void streams(int blocking) {
+    memset(stream_words, 0, sizeof stream_words);
+    stream_counter = 0;
+    shmem_barrier_all();
+    for (int pe = 0; pe < npes; ++pe) {
+        if (pe == me) continue;
+        for (int i = 0; i < 64; ++i) {
+            const long v = (long)me * 1000 + i;
+            if (blocking) {
+                if (i % 2) shmem_long_p(&stream_words[i], v, pe);
+                else shmem_long_put(&stream_words[i], &v, 1, pe);
+                shmem_long_atomic_add(&stream_counter, 1, pe);
+            } else {
+                shmem_long_put_nbi(&stream_words[i], &v, 1, pe);
+            }
+        }
+    }
+    shmem_quiet();
+    shmem_barrier_all();
+    /* Every PE wrote every word: the last writer is unknown, but each word holds some PE's value
+     * for its index, and the counter counts every atomic. */
+    for (int i = 0; i < 64; ++i) {
+        const long v = stream_words[i];
+        CHECK(npes == 1 || (v % 1000 == i && v / 1000 >= 0 && v / 1000 < npes && v / 1000 != me),
+              "stream word %d holds %ld", i, v);
+    }
+    if (blocking) CHECK(stream_counter == 64L * (npes - 1), "stream counter %ld, expected %ld", stream_counter, 64L * (npes - 1));
+    shmem_barrier_all();
+    NOTE("streams (%s): OK", blocking ? "blocking puts and atomics" : "put_nbi");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3 || (strcmp(argv[1], "nbi") && strcmp(argv[1], "blocking"))) {
+        fprintf(stderr, "usage: %s nbi|blocking HOLD_SECONDS\n", argv[0]);
+        return 2;
+    }
+    const int blocking = !strcmp(argv[1], "blocking");
+    const double hold = atof(argv[2]);
+    MPI_Init(&argc, &argv);
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (npes >= 2) {
+#if TEST_WITH_USHMEM
+        if ((me == 0 || me == 1) && shmemx_pe_is_direct(1 - me)) {
+            fprintf(stderr, "pack_hold: PE 0 and PE 1 reach each other directly here (no packing); run over UCX_TLS=tcp\n");
+            shmem_global_exit(2);
+        }
+#endif
+        int round = 1;
+        if (blocking) {
+            for (int kind = 0; kind < 5; ++kind) round_blocking(round++, kind, hold);
+        } else {
+            for (int kind = 0; kind < 2; ++kind) round_nbi(round++, kind, hold);
+        }
+    }
+    streams(blocking);
+    shmem_finalize();
+    MPI_Finalize();
+    return 0;
+}
