@@ -40,11 +40,11 @@
 // non-blocking atomics join the batch too (pack_fetch): their result is due at quiet as well; the
 // target applies each where its record stands and answers its old value in the reply.
 #include "core/runtime.hpp"
+#include "core/wait.hpp"
 #include "util/put_pack.hpp"
 
 #include <pthread.h>
 #include <sched.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -128,10 +128,7 @@ void pack_guard::wait(context &c, unsigned long self) {
     // The progress thread is sending the packs: one message, microseconds. On a shared core it
     // may have been descheduled meanwhile: give it the core after a short spin.
     for (int i = 0;; ++i) {
-        unsigned long none = 0;
-        if (c.pack_holder.load(std::memory_order_relaxed) == 0 &&
-            c.pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire, std::memory_order_relaxed))
-            return;
+        if (c.pack_holder.load(std::memory_order_relaxed) == 0 && try_take(c, self)) return;
         if (i < 200) __builtin_ia32_pause();
         else sched_yield();
     }
@@ -408,12 +405,6 @@ namespace {
 // The progress thread's view of the packs (send_held_packs; only that thread uses these).
 unsigned g_seen_seq = 0;
 long g_still_since = 0;  // when it saw pack_seq at g_seen_seq first (0: not yet)
-
-long now_ns() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
-}
 } // namespace
 
 long send_held_packs(bool &sent) {
@@ -425,7 +416,7 @@ long send_held_packs(bool &sent) {
     }
     const long hold = long(rt.cfg.put_pack_hold * 1e9);
     const unsigned seq = detail::pack_seq.load(std::memory_order_relaxed);
-    const long now = now_ns();
+    const long now = wait_now_ns();
     if (seq != g_seen_seq || g_still_since == 0) {  // the program is adding to them: not now
         g_seen_seq = seq;
         g_still_since = now;
@@ -440,10 +431,8 @@ long send_held_packs(bool &sent) {
         {
             std::lock_guard<std::mutex> g(g_open_lock);
             for (context *x : g_open) {
-                unsigned long none = 0;
                 if (x->pack_shared && x->packs_open.load(std::memory_order_relaxed) != 0 &&
-                    x->pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire,
-                                                           std::memory_order_relaxed)) {
+                    pack_guard::try_take(*x, self)) {
                     c = x;
                     break;
                 }
@@ -457,7 +446,7 @@ long send_held_packs(bool &sent) {
         sent = true;
     }
     g_seen_seq = detail::pack_seq.load(std::memory_order_relaxed);
-    g_still_since = now_ns();
+    g_still_since = wait_now_ns();
     return detail::open_packs.load(std::memory_order_relaxed) ? hold : 0;
 }
 

@@ -366,11 +366,13 @@ public:
         if (USHMEM_LIKELY(!c.pack_shared)) return;
         const auto self = static_cast<unsigned long>(pthread_self());
         if (c.pack_holder.load(std::memory_order_relaxed) == self) return;
-        unsigned long none = 0;
-        if (USHMEM_UNLIKELY(!c.pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire,
-                                                                   std::memory_order_relaxed)))
-            wait(c, self);
+        if (USHMEM_UNLIKELY(!try_take(c, self))) wait(c, self);
         c_ = &c;
+    }
+    // Takes c's packs for `self` if nobody holds them (the progress thread's only way in).
+    static bool try_take(context &c, unsigned long self) {
+        unsigned long none = 0;
+        return c.pack_holder.compare_exchange_strong(none, self, std::memory_order_acquire, std::memory_order_relaxed);
     }
     ~pack_guard() {
         if (c_) c_->pack_holder.store(0, std::memory_order_release);

@@ -894,6 +894,14 @@ std::atomic<int> g_park_word{0};
 // worker's event fd, or woken from there by the PE (kicked).
 enum : int { srv_serving = 0, srv_polling = 1, srv_kicked = 2 };
 std::atomic<int> g_serve_state{srv_serving};
+// The progress thread asleep in poll() on the worker's fd is woken to park (kicked). One load
+// when it is not asleep there.
+void kick_server() {
+    int polling = srv_polling;
+    if (__builtin_expect(g_serve_state.load(std::memory_order_relaxed) == srv_polling, 0) &&
+        g_serve_state.compare_exchange_strong(polling, srv_kicked))
+        ucp_worker_signal(g_worker);
+}
 // Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
 // thread's hand-off park ends at once.
 std::atomic<bool> g_pe_blocked{false};
@@ -939,10 +947,7 @@ unsigned progress_shared() {
     // wake it (inside the kernel, only to find the PE has read it already), taking the PE's core
     // for a context switch each time. One signal now sends it to park instead, for as long as the
     // PE keeps progressing (serve()).
-    int polling = srv_polling;
-    if (__builtin_expect(g_serve_state.load(std::memory_order_relaxed) == srv_polling, 0) &&
-        g_serve_state.compare_exchange_strong(polling, srv_kicked))
-        ucp_worker_signal(g_worker);
+    kick_server();
     unsigned n;
     {
         drive d(g_worker);
@@ -1283,10 +1288,7 @@ void rouse_server() {
     // After the caller's store of what it holds (Dekker's, against serve()'s announcement of its
     // sleep and its look at held_work after it).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    int polling = srv_polling;
-    if (g_serve_state.load(std::memory_order_relaxed) == srv_polling &&
-        g_serve_state.compare_exchange_strong(polling, srv_kicked))
-        ucp_worker_signal(g_worker);
+    kick_server();
 }
 
 void answer_progress_ask() {

@@ -290,9 +290,9 @@ inline void settle_acks() {
 }
 // Sends one signal message, fire and forget: header and data are copied first (data the caller
 // lends excepted, below), so the caller never waits for the message to leave (a peer that is
-// stopped, or that has not yet accepted the connection, would otherwise block the sender). Completion through flush, or through the
-// acknowledgement (hdr.ack); errors through take_async_error. nullptr, or UCX's description of
-// why it could not be issued.
+// stopped, or that has not yet accepted the connection, would otherwise block the sender).
+// Completion through flush, or through the acknowledgement (hdr.ack); errors through
+// take_async_error. nullptr, or UCX's description of why it could not be issued.
 // src_stride (strided messages, hdr.elem != 0): the n bytes are n / hdr.elem elements, src_stride
 // bytes apart in `data`, packed into the message; 0: contiguous.
 // `w`: the worker of `ep` (the main one, or a context's own). `to`: the PE `ep` leads to; the
@@ -447,7 +447,8 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
 void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
 // Something held back for the progress thread to send was added while the thread may be asleep
 // on the worker's events (waiting for the next message): it is woken to park instead, and so
-// looks at it (held_work). One load when the thread is not asleep there.
+// looks at it (held_work). A full fence and one load when the thread is not asleep there; called
+// when the first pack opens, not per put.
 void rouse_server();
 // The PE is about to block in a wait (not progressing): the progress thread must not stay parked
 // for its hand-off period, or the messages the PE waits for would sit unread until it ends.
