@@ -18,6 +18,8 @@
  *   fence     shmem_putmem + shmem_fence + shmem_putmem + shmem_quiet
  *   iget      shmem_long_iget of 4 elements (over tcp one request message, one reply)
  *   iput      shmem_long_iput of 4 elements + shmem_quiet (one message, then the quiet)
+ *   bulk      shmem_putmem of 1 MiB + shmem_quiet (a bulk message, USHMEM_BULK_MIN: the put itself
+ *             waits for the target's answer to its request to send)
  *   ctx_put, ctx_signal, ctx_iput, ctx_get_nbi
  *             the same on a private context (its own UCX worker, whose messages the target
  *             acknowledges on UCX's reply endpoint): shmem_ctx_putmem, shmem_ctx_putmem_signal,
@@ -47,7 +49,7 @@ static long data[16];
 #define CTX_POOL 16
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|ctx_destroy_put|ctx_destroy|barrier|reduce|broadcast");
+    CHECK_NOSHMEM(argc == 2, "usage: stopped_peer quiet|pe_quiet|get|get_nbi|fadd|fxor|fence|iget|iput|bulk|ctx_put|ctx_signal|ctx_iput|ctx_get_nbi|ctx_destroy_put|ctx_destroy|barrier|reduce|broadcast");
     const char *mode = argv[1];
     shmem_init();
     const int me = shmem_my_pe(), target = shmem_n_pes() - 1;
@@ -64,6 +66,8 @@ int main(int argc, char **argv) {
         }
         ctx = pool[0];
     }
+    /* Every PE runs the same mode: the allocation is collective. */
+    char *big = !strcmp(mode, "bulk") ? shmem_calloc(1, (size_t)1 << 20) : NULL;
     shmem_barrier_all();
     if (me == target) {
         shmem_long_p(&flag, 1, 0);
@@ -110,6 +114,10 @@ int main(int argc, char **argv) {
                 long got[4];
                 shmem_long_iget(got, data, 1, 2, 4, target);
                 v += got[0];
+            } else if (!strcmp(mode, "bulk")) {
+                big[0] = (char)i;
+                shmem_putmem(big, big, (size_t)1 << 20, target);
+                shmem_quiet();
             } else if (!strcmp(mode, "iput")) {
                 long put[4] = {i, i, i, i};
                 shmem_long_iput(data, put, 2, 1, 4, target);

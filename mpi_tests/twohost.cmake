@@ -19,6 +19,11 @@ foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2
              coll_data coll_reduce coll_sync coll_backtoback cxx_api)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
+# Bulk messages between the hosts (each simulated host has more PEs than CPUs, where the default
+# leaves them off): forced from 4 KiB on.
+foreach(prog coll_data order signal)
+  ushmem_mpi_test(${prog}_bulk PROGRAM ${prog} NP 4 CONFIGS twohost ENV USHMEM_BULK_MIN=4K TIMEOUT 300 LABELS twohost)
+endforeach()
 # Threads of a PE waiting at once where some peers are direct and some over the network (sleeps on
 # the core's wake word, woken by whichever thread serves the network): no "missed wake-up" under
 # SHMEM_DEBUG (mpi_tests/CMakeLists.txt, ctx_wakeups). Before the fix about one run in three had one.

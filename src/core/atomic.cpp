@@ -297,11 +297,12 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
     if (n && route_of(p, ds) == route::unresolved) resolve(routine, pe, ds);
-    if (p.how[ss] == route::ucx && p.msg_signals && n <= signal_message_max &&
-        (!n || p.how[ds] == route::ucx)) {
-        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp),
-        // that of the context's open pack to the PE if any (the signal's record last: applied
-        // after the data and the packed puts, as a signal message after the pack would be).
+    if (p.how[ss] == route::ucx && p.msg_signals &&
+        (n <= signal_message_max || (c.acked_msgs && p.msg_puts && bulk_size(n))) && (!n || p.how[ds] == route::ucx)) {
+        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp; a
+        // bulk one from USHMEM_BULK_MIN on, whose signal is applied once its data is in), that of
+        // the context's open pack to the PE if any (the signal's record last: applied after the
+        // data and the packed puts, as a signal message after the pack would be).
         if (c.acked_msgs && p.msg_puts &&
             send_signal_in_pack(routine, c, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
                                 record_kind(sop)))
@@ -440,6 +441,10 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
     settle_pack(routine, c, pe);  // the puts packed before it go first
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
     transport::signal_header hs = h;
+    // Large: one bulk message (transport::bulk_nbx), whose acknowledgement cannot be ack_reply (a
+    // context's own worker without a stream of its own sends it eagerly instead, the slow way).
+    const bool bulk = bulk_size(n) && !src_stride && h.op != transport::signal_op::pack &&
+                      !(c.acked_msgs && c.own_worker && c.lanes->ack_stream == 0);
     if (c.acked_msgs) {
         // Counted before it leaves: its acknowledgement cannot come before the count. A context's
         // own worker is not the one the target knows. Its first message to a PE since that PE's
@@ -456,11 +461,25 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
         // for the receiver's next call, which may wait for the sender.
         const std::uint32_t stream = c.own_worker ? c.lanes->ack_stream : 0;
         hs.ack = !c.own_worker ? (h.sig_addr && rt.progress_thread ? transport::ack_lazy : transport::ack_owed)
-                 : stream != 0 && (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks)
+                 : stream != 0 && (bulk || (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks))
                      ? transport::ack_owed | stream << 8
                      : transport::ack_reply;
         hs.from = std::uint32_t(rt.me);
         acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
+    }
+    if (bulk) {
+        void *r = transport::bulk_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n);
+        if (UCS_PTR_IS_ERR(r)) fatal(routine, "%s to PE %d failed: %s", what, pe, ucs_status_string(UCS_PTR_STATUS(r)));
+        c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
+        // Waited for here, whatever the call (a put_nbi's too): until the data has left, a message
+        // sent after it could reach the target first (the data moves only once the target has
+        // answered the request to send). Over tcp that is the transfer itself, hundreds of
+        // microseconds at this size, against the handshake's round trip.
+        if (r) {
+            const ucs_status_t st = await_request(routine, c, r, pe, "a bulk transfer");
+            if (st != UCS_OK) fatal(routine, "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
+        }
+        return;
     }
     if (const char *err = transport::signal_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n, src_stride,
                                                 lend && c.acked_msgs))

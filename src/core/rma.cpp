@@ -15,6 +15,12 @@ namespace {
 
 void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              const void *src, std::size_t n, bool nbi) {
+    if (c.acked_msgs && shared.msg_puts && bulk_size(n)) {
+        // Large: one bulk message into place (its receiver copies once where UCX's emulated put
+        // copies through its reassembly; 1 MiB put + quiet over tcp: docs/architecture.md).
+        signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
+        return;
+    }
     if (c.acked_msgs && shared.msg_puts && n <= signal_message_max) {
         // Emulated RMA: a message the target acknowledges (context::acked_msgs), holding a copy
         // of the source (reusable on return, as for a blocking put; so for nbi too). A small

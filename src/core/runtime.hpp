@@ -616,6 +616,7 @@ void on_ack(std::uint32_t from, std::uint32_t n);  // n acknowledged messages (c
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
 // `lend`: the data stays as it is until the message's acknowledgement (a put_nbi's source, which
 // the program may not change before its quiet): large data is then sent from there, not copied.
+// From bulk_size(n) on it goes as a bulk message, which returns once the data has left (lent or not).
 void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op,
                     bool lend = false);
@@ -641,6 +642,11 @@ void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n);
 bool rma_emulated(int pe);
 // Data up to this size travels in the signal message itself; larger goes as a put before it.
 constexpr std::size_t signal_message_max = 64 * 1024;
+// Whether n bytes to a PE reached by signal messages go as one bulk message (transport::bulk_nbx,
+// from USHMEM_BULK_MIN; 0 at init where UCX would not keep them in order): signal_message then
+// returns once they are out of the caller's buffer, and its acknowledgement or the receiver's signal
+// comes once they are stored.
+inline bool bulk_size(std::size_t n) { return rt.cfg.bulk_min && n >= rt.cfg.bulk_min; }
 
 // UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
 // answer the request needs (-1: several, e.g. a worker flush).

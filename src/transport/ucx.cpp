@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cinttypes>
 #include <cstring>
 #include <mutex>
 
@@ -27,6 +28,7 @@ namespace ushmem::transport {
 
 namespace {
 ucp_context_h g_context = nullptr;
+bool g_bulk_ordered = false;  // bulk_ordered()
 ucp_worker_h &g_worker = detail::main_worker;
 // The main worker's wakeup fd: -2 not fetched yet (main_efd), -1 none. Reset with the worker.
 std::atomic<int> g_main_efd{-2};
@@ -124,6 +126,11 @@ bool init(std::string &err) {
     // it (and without md:*, which names posix too) UCX goes on to private huge pages, THP and
     // anonymous memory instead, which leave nothing behind. The user's UCX_ALLOC_PRIO wins.
     if (!std::getenv("UCX_ALLOC_PRIO")) ucp_config_modify(config, "ALLOC_PRIO", "md:sysv,huge,thp,mmap,heap");
+    // Bulk messages (bulk_nbx) are ordered with what follows them only if their fragments share
+    // the active-message lane: more eager rails (UCX_MAX_EAGER_RAILS, 1 by default in 1.13) would
+    // spread them over other connections, so the core does not use them then.
+    const char *rails = std::getenv("UCX_MAX_EAGER_RAILS");
+    g_bulk_ordered = !rails || std::strcmp(rails, "1") == 0;
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     // WAKEUP: the progress thread sleeps on the worker's event fd (serve()).
@@ -167,20 +174,74 @@ thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
 void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy);  // below, with the other replies
 void ack_now(const ucp_am_recv_param_t *param);
 
-ucs_status_t on_signal_message(void *, const void *header, size_t header_length, void *data, size_t length,
+bulk_checker g_bulk_check = nullptr;
+
+// A bulk message's data is in (bulk_nbx): its signal and acknowledgement, as for an eager one. Runs
+// inside the progress call that completed the receive, so what it owes leaves as a handler's does.
+void bulk_landed(void *request, ucs_status_t status, size_t, void *user_data) {
+    auto *h = static_cast<signal_header *>(user_data);
+    if (status == UCS_OK) {
+        signal_header sig = *h;
+        sig.elem = 0;
+        g_signal_handler(sig, nullptr, 0);
+        const std::uint32_t kind = h->ack & 0xff;
+        if (kind) owe_ack(h->from, h->ack >> 8, kind == ack_lazy);
+    } else {
+        // The sender is gone (its peer-failure handler ends the job) or the receive was cancelled at
+        // finalize: the data is incomplete, so the signal is not given.
+        std::fprintf(stderr, "ushmem: receiving a bulk message for [%#" PRIx64 ", ...) failed: %s\n", h->data_addr,
+                     ucs_status_string(status));
+    }
+    std::free(h);
+    ucp_request_free(request);
+}
+
+// `arg`: the worker it arrived on (bulk messages need it to receive their data).
+ucs_status_t on_signal_message(void *arg, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
-    // Eager only (signal_nbx): the data is here. A malformed message is a bug of ours, not the
-    // program's: it is dropped loudly rather than written anywhere.
-    if (header_length != sizeof(signal_header) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !g_signal_handler) {
+    // A malformed message is a bug of ours, not the program's: it is dropped loudly rather than
+    // written anywhere.
+    const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+    if (header_length != sizeof(signal_header) || !g_signal_handler) {
         std::fprintf(stderr, "ushmem: internal error: malformed signal message (header %zu bytes, rndv %d)\n",
-                     header_length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ? 1 : 0);
+                     header_length, rndv ? 1 : 0);
         return UCS_OK;
     }
     signal_header h;
     std::memcpy(&h, header, sizeof h);
     if (h.acks && g_ack_receive) g_ack_receive(h.from, h.acks);  // (which checks `from`)
-    g_signal_handler(h, data, length);
     const std::uint32_t kind = h.ack & 0xff;
+    if (rndv) {  // bulk_nbx: the data is still at the sender; it lands in place, then bulk_landed
+        if (h.elem || h.op == signal_op::pack || kind == ack_reply || !g_bulk_check || !arg ||
+            !g_bulk_check(h.data_addr, length)) {
+            std::fprintf(stderr, "ushmem: internal error: a bulk message for [%#" PRIx64 ", +%zu) is malformed or lies "
+                                 "outside this PE's symmetric segments; dropped\n", h.data_addr, length);
+            return UCS_OK;  // (UCX releases the rendezvous's descriptor)
+        }
+        auto *keep = static_cast<signal_header *>(std::malloc(sizeof h));
+        if (!keep) {
+            std::fprintf(stderr, "ushmem: out of memory for a bulk message; dropped\n");
+            return UCS_OK;
+        }
+        *keep = h;
+        ucp_request_param_t prm;
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE |
+                           UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+        prm.cb.recv_am = bulk_landed;
+        prm.user_data = keep;
+        prm.memory_type = UCS_MEMORY_TYPE_HOST;
+        // Inside the worker's progress (its lock, if shared, is held): UCX allows this here.
+        void *r = ucp_am_recv_data_nbx(static_cast<ucp_worker_h>(arg), data, reinterpret_cast<void *>(h.data_addr),
+                                       length, &prm);
+        if (UCS_PTR_IS_ERR(r)) {
+            std::fprintf(stderr, "ushmem: receiving a bulk message of %zu bytes failed: %s\n", length,
+                         ucs_status_string(UCS_PTR_STATUS(r)));
+            std::free(keep);
+            return UCS_OK;
+        }
+        return UCS_INPROGRESS;  // the descriptor is UCX's again once the receive completes
+    }
+    g_signal_handler(h, data, length);
     if (kind == ack_reply) ack_now(param);
     else if (kind) owe_ack(h.from, h.ack >> 8, kind == ack_lazy);
     return UCS_OK;
@@ -602,6 +663,22 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const sign
                      borrow ? data : nullptr);
 }
 
+void *bulk_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, signal_header &h, const void *data, std::size_t n) {
+    if (const std::uint32_t acks = take_acks_for(to)) {
+        h.acks = acks & ((1u << 24) - 1);
+        h.from = g_ack_me;
+    }
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    prm.flags = UCP_AM_SEND_FLAG_RNDV;
+    prm.memory_type = UCS_MEMORY_TYPE_HOST;
+    // UCX 1.13 reads the header until the request completes (it has no UCP_AM_SEND_FLAG_COPY_HEADER).
+    return issue_op(w, [&] { return ucp_am_send_nbx(ep, signal_am_id, &h, sizeof h, data, n, &prm); });
+}
+
+void set_bulk_checker(bulk_checker check) { g_bulk_check = check; }
+bool bulk_ordered() { return g_bulk_ordered; }
+
 namespace {
 // The handlers of ushmem's own messages, on every worker: signal and strided messages and strided
 // get requests arrive on the main one (peers connect to it), the replies to a strided get on the
@@ -617,7 +694,7 @@ ucs_status_t set_handlers(ucp_worker_h w, void *ack_counts) {
     for (const auto &[id, cb] : handlers) {
         hp.id = id;
         hp.cb = cb;
-        hp.arg = id == ack_am_id ? ack_counts : nullptr;
+        hp.arg = id == ack_am_id ? ack_counts : id == signal_am_id ? static_cast<void *>(w) : nullptr;
         if (ucs_status_t st = ucp_worker_set_am_recv_handler(w, &hp); st != UCS_OK) return st;
     }
     return UCS_OK;

@@ -302,6 +302,29 @@ inline void settle_acks() {
 // there, not copied.
 const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const signal_header &hdr, const void *data,
                        std::size_t n, std::size_t src_stride = 0, bool lend = false);
+// Large data in one signal message, by UCX's rendezvous (the core uses it from USHMEM_BULK_MIN).
+// Over tcp an eager message of more than UCX's fragment (64 KiB) is reassembled on the receiver
+// and then copied into place: two copies of every byte there on top of the kernel's, and one on
+// the sender into the message. In a rendezvous the receiver names the destination first
+// (ucp_am_recv_data_nbx): over tcp UCX 1.13 then sends the data as fragments of up to 64 KiB
+// from where it is (no copy on the sender), which the receiver copies into place as each arrives
+// (one copy). The handshake (request to send, ready to receive) costs a round trip, so it pays
+// only on large transfers. The header, the signal and the acknowledgement are those of
+// signal_nbx: the handler stores nothing until every byte is in, then updates the signal word
+// and owes the acknowledgement (never ack_reply: UCX's reply endpoint exists only inside the
+// handler, which runs when the request to send arrives). Returns the request, which the caller
+// waits for (core::await_request, which frees it): the data is then out of `data` and handed to
+// the transport ahead of anything the caller sends to that PE afterwards, over one lane (one eager
+// rail: bulk_ordered()), so the receiver stores it first. Until then the caller keeps `data`
+// unchanged and `hdr` alive (UCX reads it until completion; this fills in its `acks`). nullptr
+// when it completed at once; an error pointer when it could not be issued.
+void *bulk_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, signal_header &hdr, const void *data, std::size_t n);
+// Target side: whether [addr, addr + n) lies in this PE's symmetric segments (installed by the core
+// before create_worker()): a bulk message's destination is checked before anything is received.
+using bulk_checker = bool (*)(std::uint64_t addr, std::size_t n);
+void set_bulk_checker(bulk_checker check);
+// Whether bulk messages keep their order (one eager rail; after init()).
+bool bulk_ordered();
 // ---- strided gets as active messages -------------------------------------------------------------
 // Where a peer's RMA is emulated, a strided get (iget, ibget) costs a request and a reply message
 // per element (64 longs over tcp: 0.4 ms). One request names the elements instead; the target's

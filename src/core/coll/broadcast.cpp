@@ -11,9 +11,7 @@ int high_bit(int v) { return v ? 1 << (31 - __builtin_clz(unsigned(v))) : 0; }
 void bcast_push(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool flat,
                 bool team_sem) {
     const int n = f.n, v = (f.me - root + n) % n;
-    if (v == 0) {
-        if (team_sem) copy_local(dest, src, bytes);
-    } else {
+    if (v != 0) {
         int pv = flat ? 0 : v - high_bit(v);
         wait_ctr(f, ctr::from((root + pv) % n), 1);
     }
@@ -21,13 +19,14 @@ void bcast_push(frame &f, char *dest, const char *src, std::size_t bytes, int ro
     if (flat) {
         if (v == 0)
             for (int c = 1; c < n; ++c) put_signal(f, (root + c) % n, dest, from, bytes, ctr::from(f.me));
-        return;
+    } else {
+        int top = 1;
+        while (top < n) top <<= 1;
+        int lo = v ? 2 * high_bit(v) : 1;
+        for (int d = top; d >= lo; d >>= 1)  // largest subtree first
+            if (v + d < n && d >= lo) put_signal(f, (root + d + v) % n, dest, from, bytes, ctr::from(f.me));
     }
-    int top = 1;
-    while (top < n) top <<= 1;
-    int lo = v ? 2 * high_bit(v) : 1;
-    for (int d = top; d >= lo; d >>= 1)  // largest subtree first
-        if (v + d < n && d >= lo) put_signal(f, (root + d + v) % n, dest, from, bytes, ctr::from(f.me));
+    if (v == 0 && team_sem) copy_local(dest, src, bytes);
 }
 
 // Teams larger than max_from: a fixed binomial tree rooted at rank 0 (single-sender counters), the

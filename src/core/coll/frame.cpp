@@ -260,14 +260,19 @@ bool put_to(frame &f, int r, void *dst, const void *src, std::size_t n) {
         std::memcpy(p.direct[ds] + doff, src, n);
         return false;
     }
+    // Large, where signals are messages: one bulk message, ahead of whatever this PE sends next.
+    if (p.msg_signals && bulk_size(n)) {
+        signal_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, src, n, 0, 0, transport::signal_op::add);
+        return false;
+    }
     put_ucx(f.routine, g_cctx, p, pe, ds, doff, src, n, false);
     f.used_ucx_puts = true;
     return true;
 }
 
 void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int id) {
-    if (n && n <= signal_message_max) {
-        // Data and signal in one message where signals are messages anyway: no fence, one
+    if (n) {
+        // Where signals are messages anyway, data and signal in one message: no fence, one
         // message on the critical path instead of put, fence and atomic.
         const int pe = f.pe(r);
         peer &p = target(f.routine, pe, f.cseg);
@@ -277,8 +282,18 @@ void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int 
             locate_or_fail(f.routine, "destination", dst, n, pe, ds, doff);
             if (target(f.routine, pe, ds).how[ds] == route::ucx) {
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
-                signal_message(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, src, n,
-                               p.rbase[f.cseg] + f.coff + f.cofs(id), 1, transport::signal_op::add);
+                const std::uint64_t to = p.rbase[ds] + doff, sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
+                // Larger than a message: one bulk message (signal_message), or messages of up to
+                // signal_message_max with the signal in the last, which one endpoint delivers after
+                // the others. A UCX put needed a fence before the signal: a round trip over tcp.
+                const std::size_t step = bulk_size(n) ? n : signal_message_max;
+                const char *from = static_cast<const char *>(src);
+                for (std::size_t at = 0; at < n; at += step) {
+                    const std::size_t len = std::min(step, n - at);
+                    const bool last = at + len == n;
+                    signal_message(f.routine, g_cctx, p, pe, to + at, from + at, len, last ? sig : 0, last ? 1 : 0,
+                                   transport::signal_op::add);
+                }
                 return;
             }
         }
