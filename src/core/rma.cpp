@@ -16,8 +16,9 @@ namespace {
 void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
              const void *src, std::size_t n, bool nbi) {
     if (c.acked_msgs && shared.msg_puts && bulk_size(n)) {
-        // Large: one bulk message into place (its receiver copies once where UCX's emulated put
-        // copies through its reassembly; 1 MiB put + quiet over tcp: docs/architecture.md).
+        // Large: one bulk message (transport::bulk_nbx). Its fragments leave from the source and
+        // its acknowledgement completes it, where UCX's emulated put copies on the sender and
+        // its quiet's flush is a request and a reply of its own (docs/architecture.md).
         signal_message(routine, c, shared, pe, shared.rbase[s] + off, src, n, 0, 0, transport::signal_op::add);
         return;
     }
