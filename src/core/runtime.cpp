@@ -528,7 +528,6 @@ int init(const char *routine, const void *comm, int requested) {
     if (rt.progress_thread) transport::share_main_worker();
     transport::allow_lazy_acks(rt.progress_thread);  // (ack_lazy: who sends them when the PE computes)
     transport::set_signal_handler(on_signal_message);
-    if (!transport::bulk_ordered()) rt.cfg.bulk_min = 0;
     transport::set_bulk_checker([](std::uint64_t addr, std::size_t n) {
         seg_id s;
         std::size_t off;
@@ -569,8 +568,8 @@ int init(const char *routine, const void *comm, int requested) {
     // Where this node has more PEs than CPUs the receiver is often not running then, and a
     // collective's PEs waited for each other's answers in turn: 4 PEs on 2 cores over tcp, 1 MiB
     // alltoall 2.9 against 2.4-2.7 ms with the other paths (docs/architecture.md). Not there, then,
-    // unless asked for.
-    if (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN")) rt.cfg.bulk_min = 0;
+    // unless asked for; and never where UCX would not keep them in order.
+    if (!transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN"))) rt.cfg.bulk_min = 0;
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
     heap_calls_start();

@@ -181,9 +181,7 @@ bulk_checker g_bulk_check = nullptr;
 void bulk_landed(void *request, ucs_status_t status, size_t, void *user_data) {
     auto *h = static_cast<signal_header *>(user_data);
     if (status == UCS_OK) {
-        signal_header sig = *h;
-        sig.elem = 0;
-        g_signal_handler(sig, nullptr, 0);
+        g_signal_handler(*h, nullptr, 0);  // (no data: the signal alone; elem is 0, checked on arrival)
         const std::uint32_t kind = h->ack & 0xff;
         if (kind) owe_ack(h->from, h->ack >> 8, kind == ack_lazy);
     } else {
@@ -363,6 +361,13 @@ std::uint32_t take_acks_for(std::uint32_t pe) {
     }
     g_owed.release();
     return n;
+}
+// The acknowledgements owed to PE `to`, carried by a message to it (signal_header::acks, `from`).
+void carry_acks(signal_header &h, std::uint32_t to) {
+    if (const std::uint32_t acks = take_acks_for(to)) {  // one load when none are owed
+        h.acks = acks & ((1u << 24) - 1);
+        h.from = g_ack_me;
+    }
 }
 } // namespace
 
@@ -649,10 +654,7 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const sign
     auto *copy = static_cast<char *>(message_alloc(sizeof hdr + (borrow ? 0 : n)));
     if (!copy) return "out of memory for a signal message";
     signal_header h = hdr;
-    if (const std::uint32_t acks = take_acks_for(to)) {  // one load when none are owed
-        h.acks = acks & ((1u << 24) - 1);
-        h.from = g_ack_me;
-    }
+    carry_acks(h, to);
     std::memcpy(copy, &h, sizeof h);
     if (src_stride && hdr.elem) {
         util::copy_strided(copy + sizeof hdr, hdr.elem, data, src_stride, hdr.elem, n / hdr.elem);
@@ -664,10 +666,7 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const sign
 }
 
 void *bulk_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, signal_header &h, const void *data, std::size_t n) {
-    if (const std::uint32_t acks = take_acks_for(to)) {
-        h.acks = acks & ((1u << 24) - 1);
-        h.from = g_ack_me;
-    }
+    carry_acks(h, to);
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     prm.flags = UCP_AM_SEND_FLAG_RNDV;
