@@ -46,7 +46,7 @@ tsan_build() {
   # shellcheck disable=SC2086
   cmake --build build-tsan -j"$(nproc)" --target $targets
 }
-# The Release (the benchmark command's: -O3 warnings differ), ASan/UBSan and TSan builds compile
+# The Release (the benchmark command's: -O3 warnings differ), ASan/UBSan, TSan and Debug builds compile
 # in the background at the lowest priority while the main stage's tests run: those leave about
 # half of the CPUs idle (MPI start-up, waits), and the builds took 10 of a 40-minute run on a
 # 2-core machine when they ran alone. A test's processes run at normal priority, so the build
@@ -60,6 +60,11 @@ bg_builds() {
   echo $? >build/bg-asan.status
   tsan_build >build/bg-tsan.log 2>&1
   echo $? >build/bg-tsan.status
+  # The library at -O0 (CMAKE_BUILD_TYPE=Debug, what a user debugging their program builds):
+  # gcc's flow warnings differ there, and -Werror turns them into a failed build.
+  { cmake -S "$root" -B build-debug -DCMAKE_BUILD_TYPE=Debug -DUSHMEM_BUILD_TESTS=OFF -DUSHMEM_BUILD_BENCH=OFF >/dev/null &&
+    cmake --build build-debug -j"$(nproc)" --target ushmem; } >build/bg-debug.log 2>&1
+  echo $? >build/bg-debug.status
 }
 rm -f build/bg-*.status
 bg_builds &
@@ -103,6 +108,9 @@ ctest --test-dir build --output-on-failure --timeout 300 -L serial -LE twohost |
 
 step "Release build (what ci/bench.sh builds), built in the background"
 bg_ok release || status=1
+
+step "Debug build of the library (-O0, built in the background)"
+bg_ok debug || status=1
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer build (built in the background)"
 if bg_ok asan; then

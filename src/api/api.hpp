@@ -122,11 +122,16 @@ template <class T> USHMEM_HOT void p(const char *r, core::context &c, T *d, T v,
 
 template <class T> USHMEM_HOT T g(const char *r, core::context &c, const T *s, int pe) {
     std::size_t n;
-    T v;
-    if (const char *from = fast_direct(s, &v, 1, sizeof(T), pe, n)) {
+    // No local buffer to check (the value is returned): &c stands in for it, a pointer the
+    // compiler knows is not NULL (no test), so that v is not passed before it is written (gcc
+    // -O0 takes a const pointer to it for a read and fails the build on
+    // -Werror=maybe-uninitialized; zeroing v would cost the fast path a store).
+    if (const char *from = fast_direct(s, &c, 1, sizeof(T), pe, n)) {
+        T v;
         __builtin_memcpy(&v, from, sizeof(T));
         return v;
     }
+    T v;
     get_full(r, c, &v, s, 1, sizeof(T), pe, false);
     return v;
 }

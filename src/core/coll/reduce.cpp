@@ -82,30 +82,38 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
     const std::size_t E = op.elem;
     butterfly b(f, E);
     auto &[p2, rem, rounds, first, R, ce] = b;
-    // Elements [lo, hi) between this member and rank `to` through region k: send ours of
-    // [slo, shi), receive and combine theirs of [rlo, rhi) (either range may be empty).
-    auto exchange = [&](int k, int to, std::size_t slo, std::size_t shi, std::size_t rlo, std::size_t rhi) {
+    // Elements between this member and rank `to` through region k: send ours of [slo, shi) from
+    // `from` (src before this member has combined anything into that range, dest after), receive
+    // theirs of [rlo, rhi) and combine them into dest; with `fresh` this member's own part of
+    // each received chunk is copied from src just before, instead of the whole message up front:
+    // one pass over the kept half, while the chunk is in cache, and none over the half sent away
+    // (1 MiB, 2 PEs: 512 KiB copied instead of 1 MiB).
+    auto exchange = [&](int k, int to, const char *from, std::size_t slo, std::size_t shi, std::size_t rlo,
+                        std::size_t rhi, bool fresh) {
         const std::size_t ns = (shi - slo + ce - 1) / ce, nr = (rhi - rlo + ce - 1) / ce;
         for (std::size_t j = 0; j < std::max(ns, nr); ++j) {
             const int par = int(j & 1);
             if (j < ns) {
                 const std::size_t at = slo + j * ce;
-                R.send(k, to, dest + at * E, std::min(ce, shi - at) * E, par);
+                R.send(k, to, from + at * E, std::min(ce, shi - at) * E, par);
             }
             if (j < nr) {
-                const std::size_t at = rlo + j * ce;
-                op.combine(dest + at * E, R.recv(k, par), std::min(ce, rhi - at));
+                const std::size_t at = rlo + j * ce, len = std::min(ce, rhi - at);
+                const char *in = R.recv(k, par);
+                if (fresh) copy_local(dest + at * E, src + at * E, len * E);
+                op.combine(dest + at * E, in, len);
                 R.release(k, to);
             }
         }
     };
-    copy_local(dest, src, nelems * E);
     if (f.me >= p2) {
-        exchange(0, f.me - p2, 0, nelems, 0, 0);
+        exchange(0, f.me - p2, src, 0, nelems, 0, 0, false);
         wait_ctr(f, ctr::result, 1);
         return R.drain();
     }
-    if (f.me < rem) exchange(0, f.me + p2, 0, 0, 0, nelems);
+    // A member that takes a fold has all of its dest combined before the butterfly starts.
+    const bool folded = f.me < rem;
+    if (folded) exchange(0, f.me + p2, src, 0, 0, 0, nelems, true);
     std::size_t los[32], his[32];
     std::size_t lo = 0, hi = nelems;
     for (int i = 0; i < rounds; ++i) {
@@ -113,11 +121,14 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
         const std::size_t mid = lo + (hi - lo) / 2;
         los[i] = lo;
         his[i] = hi;
+        // Round 0 of an unfolded member reads src; every later round reads the partials in dest.
+        const bool fresh = i == 0 && !folded;
+        const char *from = fresh ? src : dest;
         if (f.me & m) {
-            exchange(first + i, partner, lo, mid, mid, hi);
+            exchange(first + i, partner, from, lo, mid, mid, hi, fresh);
             lo = mid;
         } else {
-            exchange(first + i, partner, mid, hi, lo, mid);
+            exchange(first + i, partner, from, mid, hi, lo, mid, fresh);
             hi = mid;
         }
     }
