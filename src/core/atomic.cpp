@@ -436,6 +436,11 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 }
 
 namespace {
+[[noreturn]] void bulk_failed(const char *routine, const char *what, std::size_t n, int pe, ucs_status_t st) {
+    fatal(routine, "%s of %zu bytes to PE %d failed: %s (a bulk transfer; USHMEM_BULK_MIN=0 sends none)", what, n, pe,
+          ucs_status_string(st));
+}
+
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend) {
     settle_pack(routine, c, pe);  // the puts packed before it go first
@@ -464,12 +469,12 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
                  : stream != 0 && (bulk || (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks))
                      ? transport::ack_owed | stream << 8
                      : transport::ack_reply;
-        hs.from = std::uint32_t(rt.me);
         acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
     }
+    hs.from = std::uint32_t(rt.me);  // (also without an acknowledgement: a refusal names the sender)
     if (bulk) {
         void *r = transport::bulk_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n);
-        if (UCS_PTR_IS_ERR(r)) fatal(routine, "%s to PE %d failed: %s", what, pe, ucs_status_string(UCS_PTR_STATUS(r)));
+        if (UCS_PTR_IS_ERR(r)) bulk_failed(routine, what, n, pe, UCS_PTR_STATUS(r));
         c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
         // Waited for here, whatever the call (a put_nbi's too): until the data has left, a message
         // sent after it could reach the target first (the data moves only once the target has
@@ -477,7 +482,7 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
         // microseconds at this size, against the handshake's round trip.
         if (r) {
             const ucs_status_t st = await_request(routine, c, r, pe, "a bulk transfer");
-            if (st != UCS_OK) fatal(routine, "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
+            if (st != UCS_OK) bulk_failed(routine, what, n, pe, st);  // (a refusal by the target too)
         }
         return;
     }

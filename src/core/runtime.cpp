@@ -540,8 +540,9 @@ int init(const char *routine, const void *comm, int requested) {
     // Faults that ushmem's own tests inject, to check that the library notices them.
     if (rt.cfg.test_fault == "short_get_replies") transport::inject_short_batch_replies();
     else if (rt.cfg.test_fault == "lose_wakeups") inject_lost_wakeups();
+    else if (rt.cfg.test_fault == "reject_bulk") transport::inject_rejected_bulk();
     else if (rt.cfg.test_fault != "none")
-        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies "
+        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies, reject_bulk "
                        "(faults for ushmem's own tests)", rt.cfg.test_fault.c_str());
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());

@@ -175,6 +175,7 @@ void owe_ack(std::uint32_t pe, std::uint32_t stream, bool lazy);  // below, with
 void ack_now(const ucp_am_recv_param_t *param);
 
 bulk_checker g_bulk_check = nullptr;
+bool g_reject_bulk = false;  // inject_rejected_bulk()
 
 // A bulk message's data is in (bulk_nbx): its signal and acknowledgement, as for an eager one. Runs
 // inside the progress call that completed the receive, so what it owes leaves as a handler's does.
@@ -210,16 +211,21 @@ ucs_status_t on_signal_message(void *arg, const void *header, size_t header_leng
     if (h.acks && g_ack_receive) g_ack_receive(h.from, h.acks);  // (which checks `from`)
     const std::uint32_t kind = h.ack & 0xff;
     if (rndv) {  // bulk_nbx: the data is still at the sender; it lands in place, then bulk_landed
+        // A bulk message this PE does not take is refused with a status, not only dropped: UCX
+        // returns it to the sender in the rendezvous's answer (ATS), whose request then fails and
+        // ends the job naming this PE, where an answer of UCS_OK would complete the sender's
+        // transfer and leave its quiet waiting for an acknowledgement that never comes.
         if (h.elem || h.op == signal_op::pack || kind == ack_reply || !g_bulk_check || !arg ||
-            !g_bulk_check(h.data_addr, length)) {
-            std::fprintf(stderr, "ushmem: internal error: a bulk message for [%#" PRIx64 ", +%zu) is malformed or lies "
-                                 "outside this PE's symmetric segments; dropped\n", h.data_addr, length);
-            return UCS_OK;  // (UCX releases the rendezvous's descriptor)
+            __builtin_expect(g_reject_bulk, 0) || !g_bulk_check(h.data_addr, length)) {
+            std::fprintf(stderr, "ushmem: internal error: a bulk message from PE %u for [%#" PRIx64 ", +%zu) is "
+                                 "malformed or lies outside this PE's symmetric segments; refused\n",
+                         h.from, h.data_addr, length);
+            return UCS_ERR_INVALID_ADDR;  // (UCX releases the rendezvous's descriptor)
         }
         auto *keep = static_cast<signal_header *>(std::malloc(sizeof h));
         if (!keep) {
-            std::fprintf(stderr, "ushmem: out of memory for a bulk message; dropped\n");
-            return UCS_OK;
+            std::fprintf(stderr, "ushmem: out of memory for a bulk message from PE %u; refused\n", h.from);
+            return UCS_ERR_NO_MEMORY;
         }
         *keep = h;
         ucp_request_param_t prm;
@@ -232,10 +238,10 @@ ucs_status_t on_signal_message(void *arg, const void *header, size_t header_leng
         void *r = ucp_am_recv_data_nbx(static_cast<ucp_worker_h>(arg), data, reinterpret_cast<void *>(h.data_addr),
                                        length, &prm);
         if (UCS_PTR_IS_ERR(r)) {
-            std::fprintf(stderr, "ushmem: receiving a bulk message of %zu bytes failed: %s\n", length,
-                         ucs_status_string(UCS_PTR_STATUS(r)));
+            std::fprintf(stderr, "ushmem: receiving a bulk message of %zu bytes from PE %u failed: %s\n", length,
+                         h.from, ucs_status_string(UCS_PTR_STATUS(r)));
             std::free(keep);
-            return UCS_OK;
+            return UCS_PTR_STATUS(r);  // to the sender, as above
         }
         return UCS_INPROGRESS;  // the descriptor is UCX's again once the receive completes
     }
@@ -542,6 +548,7 @@ void set_gather_handlers(gather_packer pack, gather_receiver receive) {
 }
 
 void inject_short_batch_replies() { g_short_batch_replies = true; }
+void inject_rejected_bulk() { g_reject_bulk = true; }
 
 void send_owed_acks() {
     const ack_endpoint endpoint_of = g_ack_endpoint.load(std::memory_order_acquire);

@@ -353,6 +353,9 @@ void set_gather_handlers(gather_packer pack, gather_receiver receive);  // befor
 // A fault for the tests (USHMEM_TEST_FAULT=short_get_replies): replies to get batches (elem 0) go
 // one byte short, so that a test sees the initiator notice it.
 void inject_short_batch_replies();
+// A fault for the tests (USHMEM_TEST_FAULT=reject_bulk): this PE takes every bulk message for one
+// outside its segments, so that a test sees the sender's transfer fail, naming this PE.
+void inject_rejected_bulk();
 // Sends a request with n bytes of data (the reply comes to this worker's handler). nullptr, or why
 // it could not be sent.
 const char *gather_nbx(ucp_worker_h w, ucp_ep_h ep, const gather_header &h, const void *data = nullptr,
