@@ -82,14 +82,15 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
     const std::size_t E = op.elem;
     butterfly b(f, E);
     auto &[p2, rem, rounds, first, R, ce] = b;
-    // Elements between this member and rank `to` through region k: send ours of [slo, shi) from
-    // `from` (src before this member has combined anything into that range, dest after), receive
-    // theirs of [rlo, rhi) and combine them into dest; with `fresh` this member's own part of
-    // each received chunk is copied from src just before, instead of the whole message up front:
-    // one pass over the kept half, while the chunk is in cache, and none over the half sent away
-    // (1 MiB, 2 PEs: 512 KiB copied instead of 1 MiB).
-    auto exchange = [&](int k, int to, const char *from, std::size_t slo, std::size_t shi, std::size_t rlo,
-                        std::size_t rhi, bool fresh) {
+    // Elements between this member and rank `to` through region k: send ours of [slo, shi),
+    // receive theirs of [rlo, rhi) and combine them into dest. `fresh`: this member has combined
+    // nothing into dest yet, so it sends from src, and its own part of each received chunk is
+    // copied from src just before it is combined, instead of the whole message up front: one pass
+    // over the kept half, while the chunk is in cache, and none over the half sent away (1 MiB,
+    // 2 PEs: 512 KiB copied instead of 1 MiB).
+    auto exchange = [&](int k, int to, std::size_t slo, std::size_t shi, std::size_t rlo, std::size_t rhi,
+                        bool fresh) {
+        const char *from = fresh ? src : dest;
         const std::size_t ns = (shi - slo + ce - 1) / ce, nr = (rhi - rlo + ce - 1) / ce;
         for (std::size_t j = 0; j < std::max(ns, nr); ++j) {
             const int par = int(j & 1);
@@ -107,13 +108,13 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
         }
     };
     if (f.me >= p2) {
-        exchange(0, f.me - p2, src, 0, nelems, 0, 0, false);
+        exchange(0, f.me - p2, 0, nelems, 0, 0, true);
         wait_ctr(f, ctr::result, 1);
         return R.drain();
     }
     // A member that takes a fold has all of its dest combined before the butterfly starts.
     const bool folded = f.me < rem;
-    if (folded) exchange(0, f.me + p2, src, 0, 0, 0, nelems, true);
+    if (folded) exchange(0, f.me + p2, 0, 0, 0, nelems, true);
     std::size_t los[32], his[32];
     std::size_t lo = 0, hi = nelems;
     for (int i = 0; i < rounds; ++i) {
@@ -121,14 +122,13 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
         const std::size_t mid = lo + (hi - lo) / 2;
         los[i] = lo;
         his[i] = hi;
-        // Round 0 of an unfolded member reads src; every later round reads the partials in dest.
+        // Round 0 of an unfolded member starts from src; every later round from the partials in dest.
         const bool fresh = i == 0 && !folded;
-        const char *from = fresh ? src : dest;
         if (f.me & m) {
-            exchange(first + i, partner, from, lo, mid, mid, hi, fresh);
+            exchange(first + i, partner, lo, mid, mid, hi, fresh);
             lo = mid;
         } else {
-            exchange(first + i, partner, from, mid, hi, lo, mid, fresh);
+            exchange(first + i, partner, mid, hi, lo, mid, fresh);
             hi = mid;
         }
     }
