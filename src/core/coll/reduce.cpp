@@ -20,9 +20,17 @@ namespace {
 
 // The pairing that recursive doubling and reduce-scatter + allgather share: the largest power of
 // two p2 <= n, the rem = n - p2 ranks above it folded in first, log2(p2) rounds, and a chunk
-// region per round (from region `first`) plus region 0 for the fold when there is one, of ce
-// elements per chunk. Without a fold its region would take a share of the scratch for nothing:
-// 2 PEs, 1 MiB over tcp, 128 KiB chunks instead of 256 KiB.
+// region per partner distance (from region `first`) plus region 0 for the fold when there is one,
+// of ce elements per chunk. Without a fold its region would take a share of the scratch for
+// nothing: 2 PEs, 1 MiB over tcp, 128 KiB chunks instead of 256 KiB.
+// A region's buffers, data counter and credits assume one sender: the sender's drain at the end
+// of a call is what tells it that the receiver is done with them. So a region is tied to the
+// partner, not to the round: region_of(m) takes the chunks from rank me ^ m in both algorithms,
+// whose rounds meet the partners in opposite orders (recursive doubling me ^ 1 first,
+// reduce-scatter me ^ p2/2 first). Numbered by round, a member that had finished one algorithm
+// sent the next call's chunks into a region where a slower member still awaited the last call's
+// from another partner: that member combined them as its own (issue #48: 4 PEs over tcp, sums of
+// 4096 and 8192 longs alternating, a quarter of every element wrong).
 struct butterfly {
     int p2, rem, rounds, first;
     regions R;
@@ -32,6 +40,8 @@ struct butterfly {
           R(f, false, rounds + first, 0), ce(chunk_elems(f, false, rounds + first, E)) {
         R.chunk_bytes = ce * E;
     }
+    // The region of the chunks exchanged with rank me ^ m (m a power of two below p2).
+    int region_of(int m) const { return first + __builtin_ctz(unsigned(m)); }
 };
 
 // Chunked recursive doubling (any route). Non-powers of two: the PEs above the largest power of
@@ -56,10 +66,10 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
             R.release(0, f.me + p2);
         }
         for (int r = 0; r < rounds; ++r) {
-            const int partner = f.me ^ (1 << r);
-            R.send(first + r, partner, acc, bytes, par);
-            op.combine(acc, R.recv(first + r, par), len);
-            R.release(first + r, partner);
+            const int m = 1 << r, partner = f.me ^ m, k = b.region_of(m);
+            R.send(k, partner, acc, bytes, par);
+            op.combine(acc, R.recv(k, par), len);
+            R.release(k, partner);
         }
         if (f.me < rem) put_signal(f, f.me + p2, acc, acc, bytes, ctr::result);
     }
@@ -70,7 +80,7 @@ void reduce_rd(frame &f, char *dest, const char *src, std::size_t nelems, reduce
 // large reductions off the direct path: each PE sends about 2 x the message instead of log2(n) x
 // (recursive doubling), and combines half of it. Round i of the reduce-scatter (mask p2 >> (i+1))
 // halves the region the pair shares; each member keeps one half and sends its partial of the
-// other through chunk region first + i of the partner's scratch (two chunks in flight, as in
+// other through the partner's chunk region of that mask (butterfly::region_of) (two chunks in flight, as in
 // recursive doubling), combining the partner's chunks into its dest. The allgather then puts each
 // member's finished part straight into the partner's dest, over the half the partner gave away:
 // the partner is done with it, since every chunk it sent from there has arrived here. Ranks above
@@ -125,10 +135,10 @@ void reduce_rsag(frame &f, char *dest, const char *src, std::size_t nelems, redu
         // Round 0 of an unfolded member starts from src; every later round from the partials in dest.
         const bool fresh = i == 0 && !folded;
         if (f.me & m) {
-            exchange(first + i, partner, lo, mid, mid, hi, fresh);
+            exchange(b.region_of(m), partner, lo, mid, mid, hi, fresh);
             lo = mid;
         } else {
-            exchange(first + i, partner, mid, hi, lo, mid, fresh);
+            exchange(b.region_of(m), partner, mid, hi, lo, mid, fresh);
             hi = mid;
         }
     }
