@@ -130,3 +130,13 @@ foreach(prog coll_data coll_reduce)
 endforeach()
 ushmem_mpi_test(coll_data_node_quick PROGRAM coll_data ARGS quick NP 5 CONFIGS threehost ENV USHMEM_COLLECT_ALGO=node
                 TIMEOUT 300 LABELS twohost)
+
+# Every collective back to back with alternating sizes, every algorithm forced by column (see
+# mpi_tests/CMakeLists.txt, coll_matrix), and the fence/quiet ordering test, across two hosts.
+foreach(_col IN LISTS USHMEM_COLL_MATRIX_COLUMNS)
+  string(REPLACE "|" ";" _env "${_col}")
+  string(REGEX MATCH "BCAST_ALGO=([a-z]+)" _m "${_env}")
+  ushmem_mpi_test(coll_matrix_${CMAKE_MATCH_1} PROGRAM coll_matrix ARGS 20 NP 4 CONFIGS twohost TIMEOUT 300
+                  ENV ${_env} LABELS twohost collmatrix)
+endforeach()
+ushmem_mpi_test(order_flag ARGS 100 NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
