@@ -224,6 +224,16 @@ static void as_bcast(int start, int log_stride, int size, size_t n, int root) {
 static void team_round(shmem_team_t t, int r, int with_scans) {
     int tn = shmem_team_n_pes(t), tme = shmem_team_my_pe(t);
     dry = tme < 0;
+    /* Bursts: calls of one family back to back, each size the next of its list (so every pair of
+     * neighbours in the list, hence every threshold between them, meets in consecutive calls). */
+    for (int k = 0; k < 4; ++k) do_reduce(t, tn, tme, PICK(reduce_sizes, r + k), (enum red_op)(k % 3));
+    for (int k = 0; k < 3; ++k) do_bcast(t, tn, tme, PICK(bcast_sizes, r + k), (r + k) % tn);
+    for (int k = 0; k < 3; ++k) do_fcollect(t, tn, tme, PICK(collect_sizes, r + k));
+    for (int k = 0; k < 2; ++k) do_alltoall(t, tn, tme, PICK(a2a_sizes, r + k));
+    for (int k = 0; k < 2; ++k) do_collect(t, tn, tme, PICK(collect_sizes, r + k) / 2 + 1);
+    if (with_scans)
+        for (int k = 0; k < 3; ++k) do_scan(t, tme, PICK(scan_sizes, r + k), k & 1);
+    /* Then the families interleaved. */
     int step = 0;
     do_reduce(t, tn, tme, PICK(reduce_sizes, r + step++), red_sum);
     do_bcast(t, tn, tme, PICK(bcast_sizes, r + step++), r % tn);
