@@ -441,10 +441,57 @@ namespace {
           ucs_status_string(st));
 }
 
+// The in-flight bound's wait (inflight_over): what the USHMEM_WAIT_TIMEOUT message says.
+struct inflight_state {
+    context *c;
+    int pe;
+    std::size_t n;
+    ucp_worker_h own;
+};
+void describe_inflight(const void *arg, char *buf, std::size_t len) {
+    const auto &w = *static_cast<const inflight_state *>(arg);
+    const std::size_t i = std::size_t(w.pe);
+    std::snprintf(buf, len,
+                  "room to send to PE %d under the bound on what is in flight to one PE (%" PRIu64
+                  " messages unacknowledged, USHMEM_INFLIGHT_MSGS=%ld; %" PRId64
+                  " bytes of messages not yet sent, USHMEM_INFLIGHT_BYTES=%zu); no answer yet from PE %d%s",
+                  w.pe, acks_sent_of(*w.c)[i].load() - acks_done_of(*w.c)[i].load(), rt.cfg.inflight_msgs,
+                  transport::held_bytes(std::uint32_t(w.pe)), rt.cfg.inflight_bytes, w.pe, no_answer_hint());
+}
+bool inflight_room(void *arg) {
+    const auto &w = *static_cast<const inflight_state *>(arg);
+    if (!inflight_over(*w.c, w.pe, w.n)) return true;
+    // Acknowledgements come to the main worker, which wait_slow drives, or (ack_reply) to the
+    // context's own, driven here as await_acks does.
+    if (w.own) transport::progress_worker(w.own);
+    return !inflight_over(*w.c, w.pe, w.n);
+}
+// A message to `pe` that would exceed the bound: progress until it fits, as a quiet waits for its
+// acknowledgements (USHMEM_WAIT_TIMEOUT applies, naming the PE). Without it a stream of puts to
+// a stopped PE grew its sender without end (issue #48, item 4: 3.3 GiB in 10 s). Not
+// settle_thread_packs, as wait_for would: that sends messages, which would come back here. The
+// progress thread never waits here (t_inflight_exempt): it sends held packs, and a thread that
+// serves every peer must not stop for one.
+[[gnu::noinline, gnu::cold]] void inflight_wait(const char *routine, context &c, int pe, std::size_t n) {
+    if (detail::t_inflight_exempt) return;
+    inflight_state w{&c, pe, n, c.own_worker ? worker_of(c) : nullptr};
+    const transport::own_wait_scope sleeps_watch(w.own);
+    for (int i = 0; i < 64; ++i) {
+        if (inflight_room(&w)) return;
+        transport::progress();
+    }
+    wait_slow(routine, "room under the in-flight bound", inflight_room, &w, describe_inflight, &w, false,
+              on_other_node(pe));
+}
+
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend) {
     settle_pack(routine, c, pe);  // the puts packed before it go first
     const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    // The bound on what is in flight to `pe` (runtime.hpp, inflight_over). The collectives'
+    // context sends unacknowledged messages, not counted: their protocols bound them (each waits
+    // for its partners' signals, a broadcast's ring for its slots).
+    if (c.acked_msgs && USHMEM_UNLIKELY(inflight_over(c, pe, n))) inflight_wait(routine, c, pe, n);
     transport::signal_header hs = h;
     // Large: one bulk message (transport::bulk_nbx), whose acknowledgement cannot be ack_reply (a
     // context's own worker without a stream of its own sends it eagerly instead, the slow way).

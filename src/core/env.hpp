@@ -36,6 +36,8 @@ struct settings {
     long put_pack_pes = 8;
     double put_pack_hold = 0.001;
     bool put_pack_blocking = false;
+    long inflight_msgs = 4096;
+    std::size_t inflight_bytes = std::size_t(64) << 20;
     std::size_t bulk_min = 512 * 1024;
     std::string heap_address;
     bool static_data = true;

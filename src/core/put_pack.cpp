@@ -441,6 +441,7 @@ long send_held_packs(bool &sent) {
         if (!c) break;
         // Held: c stays alive until we let go (destroying it waits for that: retire_packs), and
         // is listed until its last pack is issued.
+        detail::t_inflight_exempt = true;  // (runtime.hpp, inflight_over)
         send_packs("ushmem's progress thread (sending a held put pack)", *c);
         c->pack_holder.store(0, std::memory_order_release);
         sent = true;

@@ -227,6 +227,10 @@ struct runtime {
     std::uint64_t barrier_epoch = 0;
     bool progress_thread = false;
     std::string resolve_error;
+    // The bound on what is in flight to one PE (USHMEM_INFLIGHT_MSGS, USHMEM_INFLIGHT_BYTES; "no
+    // bound" as the largest value), checked before each acknowledged message (atomic.cpp).
+    std::uint64_t inflight_msgs = ~std::uint64_t(0);
+    std::int64_t inflight_bytes = INT64_MAX;
 };
 
 extern runtime rt;
@@ -238,6 +242,22 @@ inline std::atomic<std::uint64_t> *acks_sent_of(const context &c) {
 }
 inline std::atomic<std::uint64_t> *acks_done_of(const context &c) {
     return USHMEM_LIKELY(!c.own_worker) ? rt.acks_done.get() : c.lanes->acks_done.get();
+}
+namespace detail {
+// Set on the progress thread (put_pack.cpp, send_held_packs): it never waits for the bound.
+inline thread_local bool t_inflight_exempt = false;
+}
+// Whether a message of n bytes to `pe` on `c` (acknowledged messages) would pass the bound on
+// what is in flight to it: its unacknowledged messages (sent - done) and the bytes of messages
+// this PE still holds for it (transport::held_bytes: a target that stops reading leaves them
+// queued). A message is always let through when none is held (a bound below one message's size
+// must not stop everything). One branch in the common case (| not ||: both are a load or two).
+inline bool inflight_over(const context &c, int pe, std::size_t n) {
+    const std::size_t i = std::size_t(pe);
+    const std::int64_t held = transport::held_bytes(std::uint32_t(pe));
+    return (acks_sent_of(c)[i].load(std::memory_order_relaxed) - acks_done_of(c)[i].load(std::memory_order_relaxed) >=
+            rt.inflight_msgs) |
+           (held > 0 && held + std::int64_t(n) > rt.inflight_bytes);
 }
 // Whether every acknowledged message of `c` to `pe` counted up to `until` (a read of
 // acks_sent_of(c)) is in.

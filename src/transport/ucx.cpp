@@ -4,6 +4,7 @@
 #include "util/text.hpp"
 
 #include <linux/futex.h>
+#include <memory>
 #include <pthread.h>
 #include <signal.h>
 #include <poll.h>
@@ -255,7 +256,28 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
     std::free(copy);
     nbi_completion(request, status, nullptr);
 }
+
+// The bytes of signal messages (signal_nbx) that this PE holds per target PE until UCX has sent
+// them (held_bytes): a target that stops reading its socket (SIGSTOP, a debugger) leaves them all
+// queued on its endpoint (UCX's pending requests hold the copies), and the core bounds them
+// (USHMEM_INFLIGHT_BYTES). Counted before the send, so never below 0 (signed: a wrong count shows
+// as such, not as 2^64). Acknowledgements and get requests are not counted (small, and bounded by
+// what they answer).
+std::unique_ptr<std::atomic<std::int64_t>[]> g_held;
+std::uint32_t g_held_n = 0;
+// Ahead of such a message's header in its allocation: which counter it is on, and how much.
+struct alignas(16) held_tag {
+    std::uint32_t pe;
+    std::int64_t bytes;
+};
+void signal_sent_held(void *request, ucs_status_t status, void *owner) {
+    const auto *t = static_cast<const held_tag *>(owner);
+    g_held[t->pe].fetch_sub(t->bytes, std::memory_order_release);
+    signal_sent(request, status, owner);
+}
 } // namespace
+
+
 
 void set_signal_handler(signal_handler h) { g_signal_handler = h; }
 namespace {
@@ -381,6 +403,9 @@ void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes)
     g_ack_receive = receive;
     g_ack_me = me;
     g_owed.count.assign(npes, 0);
+    g_held.reset(new std::atomic<std::int64_t>[npes]());
+    g_held_n = npes;
+    detail::held = g_held.get();
     g_owed.pes.clear();
     g_owed.pes.reserve(npes);
     g_owed.lazy.assign(npes, 0);
@@ -403,13 +428,16 @@ namespace {
 // need a receive). Returns UCX's answer.
 // `borrowed`: the n bytes are there instead, the caller's (large messages only: the short path's
 // sendmsg reads them where they are); `copy` then holds the header alone.
+// `owner`: the allocation that holds `copy` (freed instead of it, and given to `sent`), when the
+// copy does not start it (signal_nbx: a held_tag first).
 void *am_send_copy(ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n, std::uint32_t flags,
-                   ucp_send_nbx_callback_t sent, const void *borrowed = nullptr) {
+                   ucp_send_nbx_callback_t sent, const void *borrowed = nullptr, void *owner = nullptr) {
+    if (!owner) owner = copy;
     ucp_request_param_t prm;
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     prm.flags = UCP_AM_SEND_FLAG_EAGER | flags;
     prm.cb.send = sent;
-    prm.user_data = copy;
+    prm.user_data = owner;
     const char *data = borrowed ? static_cast<const char *>(borrowed) : static_cast<char *>(copy) + hlen;
     void *r;
     if (!borrowed && hlen + n <= small_message_max && g_bytes_dt) {
@@ -421,7 +449,7 @@ void *am_send_copy(ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::
     } else {
         r = ucp_am_send_nbx(ep, id, copy, hlen, data, n, &prm);
     }
-    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(copy);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) std::free(owner);
     return r;
 }
 
@@ -658,8 +686,17 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const sign
     const bool borrow = lend && !src_stride && n > small_message_max;
     // One allocation for both (glibc's per-thread cache: tens of nanoseconds against the
     // microseconds of a message).
-    auto *copy = static_cast<char *>(message_alloc(sizeof hdr + (borrow ? 0 : n)));
-    if (!copy) return "out of memory for a signal message";
+    // The allocation starts with a held_tag (what its callback takes off the target's count).
+    const std::size_t bytes = sizeof(held_tag) + sizeof hdr + (borrow ? 0 : n);
+    auto *owner = static_cast<char *>(message_alloc(bytes));
+    if (!owner) return "out of memory for a signal message";
+    char *copy = owner + sizeof(held_tag);
+    const bool counted = to < g_held_n;
+    if (counted) {
+        // Counted before it is sent: the callback, on any thread, takes it off.
+        *reinterpret_cast<held_tag *>(owner) = held_tag{to, std::int64_t(bytes)};
+        g_held[to].fetch_add(std::int64_t(bytes), std::memory_order_relaxed);
+    }
     signal_header h = hdr;
     carry_acks(h, to);
     std::memcpy(copy, &h, sizeof h);
@@ -668,8 +705,13 @@ const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const sign
     } else if (n && !borrow) {
         std::memcpy(copy + sizeof hdr, data, n);
     }
-    return send_copy(w, ep, signal_am_id, copy, sizeof hdr, n, hdr.ack == ack_reply ? UCP_AM_SEND_FLAG_REPLY : 0,
-                     borrow ? data : nullptr);
+    void *r = issue_op(w, [&] {
+        return am_send_copy(ep, signal_am_id, copy, sizeof hdr, n, hdr.ack == ack_reply ? UCP_AM_SEND_FLAG_REPLY : 0,
+                            counted ? signal_sent_held : signal_sent, borrow ? data : nullptr, owner);
+    });
+    // Sent at once or refused: am_send_copy freed it, and no callback comes.
+    if (counted && (r == nullptr || UCS_PTR_IS_ERR(r))) g_held[to].fetch_sub(std::int64_t(bytes), std::memory_order_relaxed);
+    return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
 }
 
 void *bulk_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, signal_header &h, const void *data, std::size_t n) {

@@ -302,6 +302,14 @@ inline void settle_acks() {
 // there, not copied.
 const char *signal_nbx(ucp_worker_h w, ucp_ep_h ep, std::uint32_t to, const signal_header &hdr, const void *data,
                        std::size_t n, std::size_t src_stride = 0, bool lend = false);
+// Bytes of signal messages to PE `pe` (header, data and this PE's bookkeeping) that UCX has not
+// sent yet, whose copies this PE holds: the memory a target that stops reading costs its senders.
+namespace detail {
+inline std::atomic<std::int64_t> *held = nullptr;  // per PE (set_ack_handler sizes it)
+}
+inline std::int64_t held_bytes(std::uint32_t pe) {
+    return detail::held ? detail::held[pe].load(std::memory_order_acquire) : 0;
+}
 // Large data in one signal message, by UCX's rendezvous (the core uses it from USHMEM_BULK_MIN).
 // Over tcp an eager message of more than UCX's fragment (64 KiB) is reassembled on the receiver
 // and then copied into place: two copies of every byte there on top of the kernel's, and one on
