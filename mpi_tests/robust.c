@@ -26,6 +26,8 @@
  *                      destroyed during unwinding on one PE does), then all allocate: must abort
  *                      at that allocation naming what each PE did
  *   heap_sizes         every PE allocates a different size: must abort at that allocation
+ *   heap_free_one      PE 0 alone frees a block, then all allocate: must abort at once naming the
+ *                      mismatch, with SHMEM_DEBUG=1 too (issue #48: it hung there)
  *   heap_ok            a long sequence of allocations, frees, reallocations and refused requests,
  *                      alike on every PE: every block at the same address everywhere, exit 0
  *   align_huge         shmem_align(2^40, 64): NULL and a message blaming the alignment, exit 0 */
@@ -181,6 +183,14 @@ int main(int argc, char **argv) {
         if (me != 0) shmem_free(a); /* PE 0 keeps it: the heaps now differ */
         long *b = shmem_malloc(4096);
         printf("[PE %d] robust heap_leak: the allocation after the lost free returned %p\n", me, (void *)b);
+        returned(mode);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "heap_free_one") == 0) {
+        long *a = shmem_malloc(4096);
+        CHECK(a, "shmem_malloc");
+        if (me == 0) shmem_free(a); /* the others keep it: the heaps now differ */
+        long *b = shmem_malloc(4096);
+        printf("[PE %d] robust heap_free_one: the allocation after the lone free returned %p\n", me, (void *)b);
         returned(mode);
         shmem_barrier_all();
     } else if (strcmp(mode, "heap_sizes") == 0) {

@@ -159,6 +159,15 @@ ushmem_mpi_test(robust_heap_leak PROGRAM robust ARGS heap_leak NP 2 4 CONFIGS de
 ushmem_mpi_test(robust_heap_sizes PROGRAM robust ARGS heap_sizes NP 2 4 CONFIGS default tcp LABELS "errors;robust"
                 WRAPPER ${_ex} --status nonzero
                         [=[ushmem: shmem_malloc \(PE 0 of [24]\): the symmetric heap is no longer the same on every PE: the PEs' collective memory calls do not match \(PE 0: collective memory call 3: an allocation of 100000 bytes \(alignment 64\), with 3 blocks \(132864 bytes\) allocated by the program. PE 1: collective memory call 3: an allocation of 200000 bytes \(alignment 64\), with 3 blocks \(232832 bytes\)]=] --)
+# A block freed on PE 0 only, then an allocation everywhere: ends at once, with SHMEM_DEBUG=1 too
+# (issue #48, item 3: its argument check was an MPI exchange that PE 0, in the free's heap check,
+# never joined, so the job hung until killed). Within 20 s: the PEs wait for no timeout here.
+foreach(debug 0 1)
+  ushmem_mpi_test(robust_heap_free_one_debug${debug} PROGRAM robust ARGS heap_free_one NP 2 4 CONFIGS default tcp
+                  ENV SHMEM_DEBUG=${debug} ENV_UNSET USHMEM_WAIT_TIMEOUT LABELS "errors;robust"
+                  WRAPPER ${_ex} --status nonzero --within 20
+                          [=[ushmem: shmem_free \(PE 0 of [24]\): the symmetric heap is no longer the same on every PE: the PEs' collective memory calls do not match \(PE 0: collective memory call 4: a free of the 4096-byte block at heap offset 0x[0-9a-f]+, with 3 blocks \(36928 bytes\) allocated by the program. PEs? 1(-3)?: collective memory call 4: an allocation of 4096 bytes \(alignment 64\), with 4 blocks \(41024 bytes\) allocated by the program\)\. Every PE must make the same]=] --)
+endforeach()
 ushmem_mpi_test(robust_heap_ok PROGRAM robust ARGS heap_ok NP 1 2 4 CONFIGS default tcp LABELS robust)
 
 # ---- 7. shmem_align with an alignment no block can meet blames the alignment.
@@ -173,3 +182,4 @@ ushmem_mpi_test(cxx_robust_unwind PROGRAM cxx_robust ARGS unwind NP 2 4 CONFIGS 
                 LABELS "cpp;errors;robust"
                 WRAPPER ${_ex} --status nonzero
                         [=[ushmem: shmem_malloc \(PE 0 of [24]\): the symmetric heap is no longer the same on every PE: the PEs' collective memory calls do not match \(PE 0: collective memory call 2: an allocation of 80 bytes \(alignment 64\), with 2 blocks \(256 bytes\) allocated by the program. PEs? 1(-3)?: collective memory call 2: a free of the 128-byte block at heap offset 0x[0-9a-f]+, with 1 block \(128 bytes\) allocated by the program\)]=] --)
+

@@ -32,21 +32,6 @@ bool heap_offset(const void *ptr, std::size_t &off) {
     return rt.heap.block_size(off) != 0;
 }
 
-// Under SHMEM_DEBUG, catch the classic symmetric-allocation bug (PEs asking for different sizes,
-// which desynchronises every later offset) where it happens rather than as corruption later.
-// (Always, heap_sync catches it once the heaps differ; this also catches sizes that differ but
-// round to the same block.)
-void check_same_everywhere(const char *routine, std::size_t size, std::size_t alignment) {
-    if (!rt.cfg.debug || !bootstrap::usable()) return;
-    std::uint64_t lo = bootstrap::min_u64(size), hi = bootstrap::max_u64(size);
-    std::uint64_t alo = bootstrap::min_u64(alignment), ahi = bootstrap::max_u64(alignment);
-    if (lo != hi || alo != ahi)
-        fatal(routine, "symmetric allocation with different arguments on different PEs (sizes "
-                       "%" PRIu64 "..%" PRIu64 ", alignments %" PRIu64 "..%" PRIu64 "); every PE must "
-                       "request the same size and alignment (checked because SHMEM_DEBUG is set)",
-              lo, hi, alo, ahi);
-}
-
 // ---- heap consistency ------------------------------------------------------------------------
 
 enum class heap_op : std::uint64_t { alloc = 1, refused, free, realloc, realloc_end };
@@ -79,10 +64,21 @@ heap_call record(heap_op op, std::uint64_t size, std::uint64_t align, std::uint6
 }
 
 // What must be equal on every PE: the call's place in the sequence, its kind, its block and the
-// heap it leaves. (Not the size itself: sizes that round to the same block keep the heaps equal;
-// SHMEM_DEBUG compares those.)
-std::uint64_t fingerprint(const heap_call &c) {
+// heap it leaves. (Not the size itself: sizes that round to the same block keep the heaps equal.)
+std::uint64_t heap_fingerprint(const heap_call &c) {
     return fnv1a().add(c.seq).add(c.op).add(c.offset).add(c.blocks).add(c.bytes).h;
+}
+
+// What heap_sync compares. Under SHMEM_DEBUG also the size and alignment asked for, which catches
+// the classic symmetric-allocation bug (PEs asking for different sizes) where it happens even when
+// the sizes round to the same block. This check must be part of heap_sync's own reduction, which
+// every collective memory call reaches alike: as a separate exchange before the allocation it
+// hung the job whenever the PEs' calls already differed (issue #48: PE 0 in a free's heap_sync,
+// the others in an allocation's exchange, each waiting for the other). SHMEM_DEBUG is the same on
+// every PE (check_settings_alike), so all compare the same thing.
+std::uint64_t fingerprint(const heap_call &c) {
+    const std::uint64_t h = heap_fingerprint(c);
+    return rt.cfg.debug ? fnv1a().add(h).add(c.size).add(c.align).h : h;
 }
 
 std::string describe(const heap_call &c) {
@@ -123,6 +119,24 @@ std::string describe(const heap_call &c) {
         bootstrap::barrier_with_progress(nullptr, nullptr);
         bootstrap::abort_job(1);
     }
+    // Only the sizes or alignments asked for differ (SHMEM_DEBUG): the heaps still match, so say
+    // that rather than that they no longer do.
+    const bool heaps_match = std::all_of(all.begin(), all.end(), [&](const heap_call &c) {
+        return heap_fingerprint(c) == heap_fingerprint(mine);
+    });
+    if (heaps_match) {
+        auto lo_hi = [&all](std::uint64_t heap_call::*field) {
+            auto [lo, hi] = std::minmax_element(all.begin(), all.end(),
+                                                [field](const heap_call &a, const heap_call &b) { return a.*field < b.*field; });
+            return std::pair{(*lo).*field, (*hi).*field};
+        };
+        const auto [slo, shi] = lo_hi(&heap_call::size);
+        const auto [alo, ahi] = lo_hi(&heap_call::align);
+        fatal(routine, "symmetric allocation with different arguments on different PEs (sizes "
+                       "%" PRIu64 "..%" PRIu64 ", alignments %" PRIu64 "..%" PRIu64 "); every PE must "
+                       "request the same size and alignment (checked because SHMEM_DEBUG is set)",
+              slo, shi, alo, ahi);
+    }
     // The PEs grouped by what they did, in the order of their first PE.
     std::vector<std::string> did;
     for (const heap_call &c : all)
@@ -157,7 +171,7 @@ void heap_sync(const char *routine, const heap_call &c) {
     const std::uint64_t h = fingerprint(c);
     w[0] = h;
     w[1] = ~h;
-    reduce(routine, team_world, w + 2, w, 2, reduce_op{8, min_u64_combine});
+    heap_check_reduce(routine, w + 2, w, 2, reduce_op{8, min_u64_combine});
     if (USHMEM_LIKELY(w[2] == ~w[3])) return;
     report_desync(routine, c);
 }
@@ -198,7 +212,6 @@ void heap_calls_start() {
 void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment) {
     if (alignment & (alignment - 1))
         fatal(routine, "alignment %zu is not a power of two", alignment);
-    check_same_everywhere(routine, size, alignment);
     // Identical decisions on every PE; NULL on every PE when it does not fit.
     auto off = rt.heap.allocate(size, alignment);
     if (!off) report_exhausted(routine, size, alignment);

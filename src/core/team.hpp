@@ -191,6 +191,9 @@ void alltoalls(const char *routine, team &t, void *dest, const void *src, std::p
 void reduce(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op);
 void scan(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op,
           bool inclusive);
+// The world reduction of a collective memory call's heap check (memory.cpp, heap_sync): a reduce
+// that SHMEM_DEBUG's argument check treats as one collective whichever memory routine calls it.
+void heap_check_reduce(const char *routine, void *dest, const void *src, std::size_t nelems, reduce_op op);
 
 // Active-set-based (deprecated forms): PE_start, 2^logPE_stride, PE_size, and the user's pSync.
 struct active_set {

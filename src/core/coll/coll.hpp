@@ -312,7 +312,8 @@ void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, cons
     X(alltoalls, "alltoalls", "nelems", "dst, sst, nelems")                                       \
     X(reduce, "reduction", "nreduce", "nreduce, type, operation")                                 \
     X(inscan, "inclusive scan", "nelems", "nelems, type")                                         \
-    X(exscan, "exclusive scan", "nelems", "nelems, type")
+    X(exscan, "exclusive scan", "nelems", "nelems, type")                                         \
+    X(heap_check, "symmetric heap check", "", "")
 
 enum class coll_kind : std::uint64_t {
     none,

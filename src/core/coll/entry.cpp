@@ -89,6 +89,14 @@ void reduce(const char *routine, team &t, void *dest, const void *src, std::size
     on_team(routine, t, {coll_kind::reduce, nelems, op.elem}, [&](frame &f) { reduce_impl(f, dest, src, nelems, op); });
 }
 
+// PEs whose memory calls differ (a free on one, an allocation on another) meet here alike: the
+// heap check then names what each did. Compared as a reduce under its routine's name, SHMEM_DEBUG
+// reported "different reduction routines" instead (issue #48).
+void heap_check_reduce(const char *routine, void *dest, const void *src, std::size_t nelems, reduce_op op) {
+    on_team(routine, team_world, {coll_kind::heap_check, nelems, op.elem},
+            [&](frame &f) { reduce_impl(f, dest, src, nelems, op); });
+}
+
 void scan(const char *routine, team &t, void *dest, const void *src, std::size_t nelems, reduce_op op,
           bool inclusive) {
     on_team(routine, t, {inclusive ? coll_kind::inscan : coll_kind::exscan, nelems, op.elem},
