@@ -9,6 +9,9 @@
  * with them).
  *   init_only          initializes; if shmem_init returns, says "robust: PE p: shmem_init
  *                      returned" and exits 0
+ *   late_after_init    the last PE sleeps in user code right after shmem_init while the others
+ *                      call shmem_barrier_all: with USHMEM_WAIT_TIMEOUT their barrier must time
+ *                      out saying that PE has entered no collective since shmem_init (issue #48)
  *   heap_map           prints this PE's heap mapping from /proc/self/maps ("robust: PE p heap
  *                      mapping: ..."), checks puts and gets around the ring, exits 0
  * A NULL local buffer with a nonzero count (PE 0 only; must abort naming the routine):
@@ -96,6 +99,16 @@ int main(int argc, char **argv) {
         printf("robust: PE %d: shmem_init returned\n", shmem_my_pe());
         shmem_finalize();
         return 0;
+    }
+    if (strcmp(mode, "late_after_init") == 0) {
+        shmem_init();
+        me = shmem_my_pe();
+        /* The sleep is the point: the last PE is late, in user code, and never calls anything;
+         * the others' timeout ends the job long before it wakes. */
+        if (shmem_my_pe() == shmem_n_pes() - 1) sleep(60);
+        else shmem_barrier_all();
+        returned(mode);
+        return 1;
     }
 
     shmem_init();

@@ -183,3 +183,10 @@ ushmem_mpi_test(cxx_robust_unwind PROGRAM cxx_robust ARGS unwind NP 2 4 CONFIGS 
                 WRAPPER ${_ex} --status nonzero
                         [=[ushmem: shmem_malloc \(PE 0 of [24]\): the symmetric heap is no longer the same on every PE: the PEs' collective memory calls do not match \(PE 0: collective memory call 2: an allocation of 80 bytes \(alignment 64\), with 2 blocks \(256 bytes\) allocated by the program. PEs? 1(-3)?: collective memory call 2: a free of the 128-byte block at heap offset 0x[0-9a-f]+, with 1 block \(128 bytes\) allocated by the program\)]=] --)
 
+# ---- 8. A barrier timeout names why a member is missing truthfully (issue #48, item 5): the last
+# PE sleeps in user code right after shmem_init, which ended on another team's collective; it was
+# described as "in a collective of another team or active set".
+ushmem_mpi_test(robust_late_after_init PROGRAM robust ARGS late_after_init NP 2 4 CONFIGS default tcp
+                ENV USHMEM_WAIT_TIMEOUT=2 LABELS "errors;robust" TIMEOUT 60
+                WRAPPER ${_ex} --status nonzero --within 30 --not [=[another team or active set]=]
+                        [=[shmem_barrier_all \(PE [0-2] of ([24])\): timed out after [0-9.]+ s \(USHMEM_WAIT_TIMEOUT\) waiting for a signal from another PE of the team \([24] PEs\). the members keeping it waiting: PE ([13]) \((has entered no collective since shmem_init|no answer: stopped, hung, dead or unreachable)\)\. ]=] --)

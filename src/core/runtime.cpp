@@ -580,6 +580,10 @@ int init(const char *routine, const void *comm, int requested) {
     if (!transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN"))) rt.cfg.bulk_min = 0;
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
+    // The entry word (coll/frame.cpp) now names the last of team_init's own collectives, on
+    // another team than the program's first: "none since shmem_init" instead, so that a PE late
+    // in user code is not described as inside a collective of another team (issue #48).
+    __atomic_store_n(rt.barrier_flags + coll_entry_word, 0, __ATOMIC_RELEASE);
     heap_calls_start();
 
     report_page_size();

@@ -63,6 +63,9 @@ struct as_seen {
 void init_team_frame(frame &f, const char *routine, team &t);
 void init_as_frame(frame &f, const char *routine, active_set as, long *psync, as_seen &seen);
 void finish_as(frame &f);
+// This PE has left the collective of `f` (returned, or gave up at a deadline): its entry word says
+// so, so that a member waiting for it does not describe it as inside another collective.
+void mark_exit(const frame &f);
 
 // The first half of a team's scratch (64-byte aligned): the gather region (two parities), the rest
 // the chunk region; the two halves of an eager broadcast's data (broadcast.cpp).

@@ -18,6 +18,11 @@ context &coll_context() { return coll::g_cctx; }
 template <class Body> void on_team(const char *routine, team &t, const coll_args &args, Body body) {
     frame f;
     init_team_frame(f, routine, t);
+    // However the call ends (returns, gives up at a deadline), this PE is no longer inside it.
+    struct leave {
+        const frame &f;
+        ~leave() { mark_exit(f); }
+    } left{f};
     set_quiet_waits(f);
     // After eager broadcasts (coll.hpp): a sync ends once every member entered it, which settles
     // them; a broadcast decides itself (bcast_impl); anything else settles first.
@@ -124,6 +129,7 @@ void on_active_set(const char *routine, active_set as, long *psync, const coll_a
         return on_team(routine, team_world, args, body);
     body(f);
     finish_as(f);
+    mark_exit(f);
 }
 
 void barrier_as(const char *routine, active_set as, long *psync, bool with_quiet) {

@@ -20,17 +20,23 @@ double now_seconds() {
 
 namespace {
 // The entry word (runtime.hpp, coll_entry_word): the group (team slot + 1; as_group for active
-// sets) in the top 16 bits, the count of frames entered on it below. One store to this PE's own
-// runtime area per call; read only by a member whose wait timed out.
-constexpr std::uint64_t as_group = 0xffff;
+// sets) in the top 16 bits, whether this PE is inside that collective (bit 47: set on entry,
+// cleared on leaving it), the count of frames entered on the group below. 0: no collective since
+// shmem_init (init clears the word after its own collectives). Two stores to this PE's own runtime
+// area per call; read only by a member whose wait timed out.
+constexpr std::uint64_t as_group = 0xffff, inside_bit = 1ull << 47, calls_mask = inside_bit - 1;
 std::uint64_t g_as_calls = 0;
-std::uint64_t entry_code(std::uint64_t group, std::uint64_t calls) { return group << 48 | (calls & ((1ull << 48) - 1)); }
+std::uint64_t entry_code(std::uint64_t group, std::uint64_t calls) { return group << 48 | (calls & calls_mask); }
 std::uint64_t my_entry(const frame &f) {
     return f.legacy() ? entry_code(as_group, g_as_calls) : entry_code(std::uint64_t(f.t->slot) + 1, f.t->calls);
 }
 // After the call's count was advanced and the frame filled in.
-void mark_entry(const frame &f) { __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f), __ATOMIC_RELEASE); }
+void mark_entry(const frame &f) {
+    __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f) | inside_bit, __ATOMIC_RELEASE);
+}
 } // namespace
+
+void mark_exit(const frame &f) { __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f), __ATOMIC_RELEASE); }
 
 void init_team_frame(frame &f, const char *routine, team &t) {
     ++t.calls;
@@ -91,11 +97,14 @@ void finish_as(frame &f) {
         if (f.seen[w]) __atomic_fetch_sub(reinterpret_cast<std::uint64_t *>(f.cbase) + w, f.seen[w], __ATOMIC_ACQ_REL);
 }
 
-// The members that keep this collective from completing, as " 2 (has not reached it) 3 (no
-// answer: ...)": each member's entry word says which collective it entered last. A member at an
-// earlier call of the same group has not reached this one; one in another group's collective is
-// elsewhere; one that does not answer within a second (over an emulated transport a stopped, hung
-// or dead PE cannot) is named so. Members in this very call are waiting too and are not listed.
+// The members that keep this collective from completing, as " 2 (has not reached this call) 3 (no
+// answer: ...)": each member's entry word says which collective it entered last and whether it is
+// still inside it. A member whose word is 0 has entered none since shmem_init (it is in user code
+// or in other library calls: init's own collectives, on other teams, do not count); one at an
+// earlier call of the same group, or out of every collective, has not reached this one; one inside
+// another group's collective is elsewhere; one that does not answer within a second (over an
+// emulated transport a stopped, hung or dead PE cannot) is named so. Members in this very call are
+// waiting too and are not listed.
 std::string members_missing(const frame &f) {
     std::vector<int> pes;
     for (int r = 0; r < f.n; ++r)
@@ -108,9 +117,12 @@ std::string members_missing(const frame &f) {
     int listed = 0;
     for (std::size_t i = 0; i < pes.size(); ++i) {
         const char *why = nullptr;
+        const std::uint64_t w = words[i];
         if (!answered[i]) why = "no answer: stopped, hung, dead or unreachable";
-        else if (words[i] >> 48 != mine >> 48) why = "in a collective of another team or active set";
-        else if (words[i] < mine) why = "has not reached this call";
+        else if (w == 0) why = "has entered no collective since shmem_init";
+        else if (w >> 48 != mine >> 48) why = w & inside_bit ? "in a collective of another team or active set"
+                                                             : "has not reached this call";
+        else if ((w & calls_mask) < (mine & calls_mask)) why = "has not reached this call";
         if (!why) continue;
         if (++listed > 16) {
             list += " ...";
