@@ -30,11 +30,11 @@ ushmem_heap_unfit_test(huge
   [=[cannot have a symmetric heap of 97\.7 PiB \(SHMEM_SYMMETRIC_SIZE=99999T .*lower SHMEM_SYMMETRIC_SIZE$]=]
   SHMEM_SYMMETRIC_SIZE=99999T)
 ushmem_heap_unfit_test(teams
-  [=[cannot have a symmetric heap of 10[0-9]\.[0-9] TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 10[0-9]\.[0-9] TiB for the team slots: USHMEM_MAX_TEAMS=99999999999 slots, USHMEM_TEAM_SCRATCH=100M of scratch each, USHMEM_WORLD_SCRATCH=1M for SHMEM_TEAM_WORLD\).*lower USHMEM_MAX_TEAMS .* or USHMEM_TEAM_SCRATCH$]=]
-  USHMEM_MAX_TEAMS=99999999999 USHMEM_TEAM_SCRATCH=100M)
+  [=[cannot have a symmetric heap of 10[0-9]\.[0-9] TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 10[0-9]\.[0-9] TiB for the team slots: USHMEM_MAX_TEAMS=1048576 slots, USHMEM_TEAM_SCRATCH=100M of scratch each, USHMEM_WORLD_SCRATCH=1M for SHMEM_TEAM_WORLD\).*lower USHMEM_MAX_TEAMS .* or USHMEM_TEAM_SCRATCH$]=]
+  USHMEM_MAX_TEAMS=1048576 USHMEM_TEAM_SCRATCH=100M)
 ushmem_heap_unfit_test(overflow
-  [=[the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=64M plus USHMEM_MAX_TEAMS=64 team slots of USHMEM_TEAM_SCRATCH=16000000T scratch each and USHMEM_WORLD_SCRATCH=1M add up to more than 16 EiB \(2\^64 bytes\)]=]
-  USHMEM_TEAM_SCRATCH=16000000T)
+  [=[the symmetric heap asked for is too large: SHMEM_SYMMETRIC_SIZE=16000000T plus USHMEM_MAX_TEAMS=1048576 team slots of USHMEM_TEAM_SCRATCH=1T scratch each and USHMEM_WORLD_SCRATCH=1M add up to more than 16 EiB \(2\^64 bytes\)]=]
+  SHMEM_SYMMETRIC_SIZE=16000000T USHMEM_MAX_TEAMS=1048576 USHMEM_TEAM_SCRATCH=1T)
 # SHMEM_TEAM_WORLD's own scratch is what makes the request large: the remedy names it.
 ushmem_heap_unfit_test(world
   [=[cannot have a symmetric heap of 100\.0 TiB \(SHMEM_SYMMETRIC_SIZE=64M \(64\.0 MiB\), plus 100\.0 TiB for the team slots: USHMEM_MAX_TEAMS=64 slots, USHMEM_TEAM_SCRATCH=32K of scratch each, USHMEM_WORLD_SCRATCH=100T for SHMEM_TEAM_WORLD\): it is more than .*lower USHMEM_WORLD_SCRATCH$]=]

@@ -144,3 +144,98 @@ TEST(Env, UnknownVariablesGetTheClosestName) {
     EXPECT_NE(w[2].find("SHMEM_INFO=1"), std::string::npos);
     EXPECT_NE(w[3].find("did you mean SHMEM_DEBUG?"), std::string::npos);
 }
+
+// Every number has a range in the table (issue #48): bounds that parse as their kind, in order,
+// around the default; the other kinds have none.
+TEST(Env, EveryNumberHasARange) {
+    for (const env_var &v : env_table()) {
+        SCOPED_TRACE(v.name);
+        std::string err;
+        if (v.kind == env_kind::size || v.kind == env_kind::integer || v.kind == env_kind::seconds) {
+            ASSERT_NE(std::string(v.min), "");
+            EXPECT_NE(env_range_text(v), "");
+            // Each bound is itself a valid value: loading it alone must succeed.
+            fake_env = {{v.name, v.min}};
+            settings s;
+            EXPECT_TRUE(load_settings(s, err, fake_getenv)) << err;
+            if (*v.max) {
+                fake_env = {{v.name, v.max}};
+                EXPECT_TRUE(load_settings(s, err, fake_getenv)) << err;
+            }
+        } else {
+            EXPECT_EQ(std::string(v.min) + v.max, "");
+            EXPECT_EQ(env_range_text(v), "");
+        }
+    }
+    fake_env.clear();
+    settings s;
+    std::string err;
+    EXPECT_TRUE(load_settings(s, err, fake_getenv)) << err;  // every default in its range
+}
+
+// A value outside its range ends init naming the variable, the value and the range, where the code
+// used to clamp it silently (issue #48, item 6).
+TEST(Env, OutOfRangeNamesTheVariableValueAndRange) {
+    const std::pair<const char *, const char *> bad[][2] = {
+        {{"USHMEM_PUT_PACK_PES", "-1"}, {"", "1 to 64"}},
+        {{"USHMEM_PUT_PACK_PES", "0"}, {"", "1 to 64"}},
+        {{"USHMEM_PUT_PACK_PES", "1000"}, {"", "1 to 64"}},
+        {{"USHMEM_PUT_PACK", "1M"}, {"", "0 to 64K"}},
+        {{"USHMEM_PUT_PACK", "65537"}, {"", "0 to 64K"}},
+        {{"USHMEM_QUIET_EP_MAX", "-1"}, {"", "at least 1"}},
+        {{"USHMEM_QUIET_EP_MAX", "0"}, {"", "at least 1"}},
+        {{"USHMEM_COLL_FLAT_MAX", "-1"}, {"", "at least 1"}},
+        {{"USHMEM_MAX_TEAMS", "1"}, {"", "2 to 1048576"}},
+        {{"USHMEM_MAX_TEAMS", "99999999999"}, {"", "2 to 1048576"}},
+        {{"USHMEM_TEAM_SCRATCH", "1K"}, {"", "4K to 4T"}},
+        {{"USHMEM_PROGRESS_HANDOFF", "1e5"}, {"", "0 to 3600"}},
+        {{"SHMEM_SYMMETRIC_SIZE", "0"}, {"", "at least 1"}},
+    };
+    for (const auto &b : bad) {
+        fake_env = {{b[0].first, b[0].second}};
+        settings s;
+        std::string err;
+        EXPECT_FALSE(load_settings(s, err, fake_getenv)) << b[0].first << "=" << b[0].second;
+        EXPECT_EQ(err, std::string("out-of-range value ") + b[0].first + "='" + b[0].second +
+                           "': the valid range is " + b[1].second);
+    }
+    // The bounds themselves and the documented special values stay valid, unchanged.
+    fake_env = {{"USHMEM_PUT_PACK_PES", "64"}, {"USHMEM_PUT_PACK", "64K"}, {"USHMEM_QUIET_EP_MAX", "1"},
+                {"USHMEM_COLL_FLAT_MAX", "1"}, {"USHMEM_MAX_TEAMS", "2"}, {"USHMEM_BULK_MIN", "0"},
+                {"USHMEM_WAIT_TIMEOUT", "0"}};
+    settings s;
+    std::string err;
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_EQ(s.put_pack_pes, 64);
+    EXPECT_EQ(s.put_pack, std::size_t(64) << 10);
+    EXPECT_EQ(s.quiet_ep_max, 1);
+    EXPECT_EQ(s.coll_flat_max, 1);
+    EXPECT_EQ(s.max_teams, 2);
+    fake_env = {{"USHMEM_PUT_PACK_PES", "1"}, {"USHMEM_PUT_PACK", "0"}};
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    EXPECT_EQ(s.put_pack_pes, 1);
+    EXPECT_EQ(s.put_pack, 0u);
+}
+
+// SHMEM_INFO shows the value in effect (the settings' field), in the form a user would set it.
+TEST(Env, SettingTextIsTheValueInEffect) {
+    fake_env = {{"USHMEM_PUT_PACK", "0.5K"}, {"SHMEM_SYMMETRIC_SIZE", "1.5G"}, {"USHMEM_DIRECT", "off"}};
+    settings s;
+    std::string err;
+    ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
+    auto text = [&](std::string_view name) {
+        for (const env_var &v : env_table())
+            if (name == v.name) return setting_text(s, v);
+        return std::string("?");
+    };
+    EXPECT_EQ(text("USHMEM_PUT_PACK"), "512");
+    EXPECT_EQ(text("SHMEM_SYMMETRIC_SIZE"), "1536M");
+    EXPECT_EQ(text("USHMEM_DIRECT"), "0");
+    EXPECT_EQ(text("USHMEM_PUT_PACK_PES"), "8");
+    EXPECT_EQ(text("USHMEM_PUT_PACK_HOLD"), "0.001");
+    EXPECT_EQ(text("USHMEM_TEAM_SCRATCH"), "32K");
+    EXPECT_EQ(text("USHMEM_BCAST_CHAIN_MIN"), "0");
+    EXPECT_EQ(text("USHMEM_REDUCE_ALGO"), "auto");
+    s.bulk_min = 0;  // what init does where bulk transfers cannot run
+    EXPECT_EQ(text("USHMEM_BULK_MIN"), "0");
+}

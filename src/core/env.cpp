@@ -24,7 +24,7 @@ std::string trim(std::string_view s) {
 
 const std::vector<env_var> &env_table() {
     static const std::vector<env_var> table = {
-#define USHMEM_ENV(field, name, kind, def, desc) {name, env_kind::kind, def, desc},
+#define USHMEM_ENV(field, name, kind, def, lo, hi, desc) {name, env_kind::kind, def, lo, hi, desc},
 #include "core/env_defs.h"
 #undef USHMEM_ENV
     };
@@ -123,6 +123,56 @@ std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char
     return s ? std::string(s) : std::string(v.default_value);
 }
 
+namespace {
+// A bound of the table, parsed like a value of its kind ("64K", "1e9"). tests/test_env.cpp checks
+// that every bound parses, so a bound that did not would be a bug of the table, caught there.
+bool parse_bound(const char *text, std::size_t &out) { std::string e; return parse_size(text, out, e); }
+bool parse_bound(const char *text, long &out) { std::string e; return parse_integer(text, out, e); }
+bool parse_bound(const char *text, double &out) { std::string e; return parse_seconds(text, out, e); }
+
+template <class T> bool in_range(T v, const char *lo, const char *hi) {
+    T b{};
+    if (*lo && parse_bound(lo, b) && v < b) return false;
+    if (*hi && parse_bound(hi, b) && v > b) return false;
+    return true;
+}
+
+std::string range_text(const char *lo, const char *hi) {
+    if (*lo && *hi) return std::string(lo) + " to " + hi;
+    if (*lo) return std::string("at least ") + lo;
+    if (*hi) return std::string("at most ") + hi;
+    return {};
+}
+
+// A field's value as SHMEM_INFO shows it: sizes with the largest exact suffix, as they are set.
+std::string value_text(std::size_t v) {
+    static const char suffix[] = "TGMK";
+    for (int i = 0; i < 4 && v; ++i) {
+        const unsigned shift = unsigned(40 - 10 * i);
+        if (v % (std::size_t(1) << shift) == 0) return std::to_string(v >> shift) + suffix[i];
+    }
+    return std::to_string(v);
+}
+std::string value_text(bool v) { return v ? "1" : "0"; }
+std::string value_text(long v) { return std::to_string(v); }
+std::string value_text(const std::string &v) { return v; }
+std::string value_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+} // namespace
+
+std::string env_range_text(const env_var &v) { return range_text(v.min, v.max); }
+
+std::string setting_text(const settings &s, const env_var &v) {
+#define USHMEM_ENV(field, nm, kind, def, lo, hi, desc) \
+    if (std::strcmp(v.name, nm) == 0) return value_text(s.field);
+#include "core/env_defs.h"
+#undef USHMEM_ENV
+    return {};
+}
+
 bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(const char *)) {
     auto get = getenv_fn ? getenv_fn : real_getenv;
     auto value = [&](const char *name, const char *def) {
@@ -133,9 +183,17 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
         err = std::string("malformed value ") + name + "='" + val + "': " + why;
         return false;
     };
+    // In the same style, so that a value the code could only clamp is refused instead.
+    auto out_of_range = [&](const char *name, const std::string &val, const char *lo, const char *hi) {
+        err = std::string("out-of-range value ") + name + "='" + val + "': the valid range is " +
+              range_text(lo, hi);
+        return false;
+    };
     std::string why;
     // Each kind has one parser; the table decides which field gets which.
-    auto set = [&](auto &field, const char *name, env_kind kind, const char *def) -> bool {
+    auto set = [&](auto &field, const char *name, env_kind kind, const char *def, const char *lo,
+                   const char *hi) -> bool {
+        (void)lo, (void)hi;  // unused for booleans and texts (no range)
         std::string v = value(name, def);
         using F = std::decay_t<decltype(field)>;
         if constexpr (std::is_same_v<F, std::size_t>) {
@@ -151,10 +209,12 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
             if (kind == env_kind::choice && field != "auto" && field != "on" && field != "off")
                 return fail(name, v, "expected one of auto, on, off");
         }
+        if constexpr (!std::is_same_v<F, bool> && !std::is_same_v<F, std::string>)
+            if (!in_range(field, lo, hi)) return out_of_range(name, v, lo, hi);
         return true;
     };
-#define USHMEM_ENV(field, name, kind, def, desc) \
-    if (!set(out.field, name, env_kind::kind, def)) return false;
+#define USHMEM_ENV(field, name, kind, def, lo, hi, desc) \
+    if (!set(out.field, name, env_kind::kind, def, lo, hi)) return false;
 #include "core/env_defs.h"
 #undef USHMEM_ENV
     return true;

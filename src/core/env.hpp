@@ -15,6 +15,7 @@ struct env_var {
     const char *name;
     env_kind kind;
     const char *default_value;
+    const char *min, *max;  // valid range (size, integer, seconds) in the kind's syntax; "": none
     const char *description;
 };
 
@@ -74,11 +75,19 @@ bool parse_integer(std::string_view text, long &out, std::string &err);
 bool parse_seconds(std::string_view text, double &out, std::string &err);
 
 // Read every variable (or its default). On a malformed value returns false with `err` naming
-// the variable, the value and the valid forms. `getenv_fn` is injectable for tests.
+// the variable, the value and the valid forms; on a value outside its range (env_defs.h), the
+// variable, the value and the range. `getenv_fn` is injectable for tests.
 bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(const char *) = nullptr);
 
-// Value of a variable as text (its setting or the default), for SHMEM_INFO.
+// Value of a variable as text (its setting or the default), as given.
 std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *) = nullptr);
+
+// The value in effect of a variable: its field of `s` as text ("4K", "0.001", "1"), for SHMEM_INFO
+// (init may adjust a field after load, e.g. USHMEM_BULK_MIN to 0 where bulk transfers cannot run).
+std::string setting_text(const settings &s, const env_var &v);
+
+// A variable's valid range as text: "1 to 64", "at least 1"; "" when it has none.
+std::string env_range_text(const env_var &v);
 
 std::string format_bytes(std::size_t bytes);
 // With one decimal in the largest unit that fits: "18.6 GiB", "512 bytes" (machine figures).

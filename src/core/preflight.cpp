@@ -74,7 +74,7 @@ const std::vector<const char *> &alike_settings() {
 }
 
 std::string setting_value(const settings &s, std::string_view name) {
-#define USHMEM_ENV(field, nm, kind, def, desc) \
+#define USHMEM_ENV(field, nm, kind, def, lo, hi, desc) \
     if (name == nm) return canonical(s.field);
 #include "core/env_defs.h"
 #undef USHMEM_ENV
