@@ -156,7 +156,8 @@ std::string info_report(const char *routine, bool json, bool header) {
         for (const env_var &v : env_table()) {
             o << (first ? "" : ", ") << "{\"name\": " << json_str(v.name) << ", \"type\": "
               << json_str(kind_name(v.kind)) << ", \"default\": " << json_str(v.default_value)
-              << ", \"value\": " << json_str(env_value_text(v)) << ", \"set\": "
+              << ", \"value\": " << json_str(setting_text(rt.cfg, v)) << ", \"given\": "
+              << json_str(env_value_text(v)) << ", \"range\": " << json_str(env_range_text(v)) << ", \"set\": "
               << (std::getenv(v.name) ? "true" : "false") << ", \"description\": "
               << json_str(v.description) << "}";
             first = false;
@@ -195,7 +196,7 @@ std::string info_report(const char *routine, bool json, bool header) {
           << ", hwloc API " << hex(HWLOC_API_VERSION) << "\n\nsettings:\n";
         for (const env_var &v : env_table()) {
             std::snprintf(line, sizeof line, "  %-26s %-8s %-8s default %-8s %s\n", v.name,
-                          kind_name(v.kind), env_value_text(v).c_str(), v.default_value,
+                          kind_name(v.kind), setting_text(rt.cfg, v).c_str(), v.default_value,
                           std::getenv(v.name) ? "(set)" : "");
             o << line;
         }

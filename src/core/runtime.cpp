@@ -190,7 +190,7 @@ void print_info() {
     if (!rt.cfg.info) return;
     std::printf("ushmem settings (SHMEM_INFO):\n");
     for (const env_var &v : env_table())
-        std::printf("  %-24s = %-10s %s\n", v.name, env_value_text(v).c_str(), v.description);
+        std::printf("  %-24s = %-10s %s\n", v.name, setting_text(rt.cfg, v).c_str(), v.description);
     const segment &h = rt.seg[seg_heap];
     std::printf("  heap: %s at %#" PRIxPTR " on %s pages (%s address on every PE)\n",
                 format_bytes(h.size).c_str(), h.base, format_bytes(h.page_size).c_str(),
