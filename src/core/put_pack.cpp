@@ -111,11 +111,13 @@ std::uint64_t g_batches_next = 1;
 void enable_packing(context &c) {
     if (!c.acked_msgs || rt.cfg.put_pack == 0) return;
     if (rt.thread_level == thread_multiple && !c.private_ctx) return;  // threads may share it
-    const std::size_t cap = std::min(rt.cfg.put_pack, signal_message_max);
+    // At most signal_message_max: USHMEM_PUT_PACK's range (env_defs.h) ends at 64K.
+    static_assert(signal_message_max == 64 * 1024, "USHMEM_PUT_PACK's range in env_defs.h");
+    const std::size_t cap = rt.cfg.put_pack;
     if (cap < util::put_pack::record_bytes(8)) return;  // too small to hold one 8-byte put
     c.pack_cap = std::uint32_t(cap);
     c.pack_item = std::uint32_t(std::max<std::size_t>(cap / 8, 8));
-    c.pack_slots = std::uint8_t(std::clamp<long>(rt.cfg.put_pack_pes, 1, 64));
+    c.pack_slots = std::uint8_t(rt.cfg.put_pack_pes);  // 1 to 64 (env_defs.h, checked at load)
     c.packs.reset(new context::pack_slot[c.pack_slots]);  // buffers on first use
     // The progress thread drives the main worker only: a context's own worker is never its.
     const bool thread_sends = rt.progress_thread && rt.cfg.put_pack_hold > 0;

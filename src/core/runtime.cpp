@@ -518,10 +518,7 @@ int init(const char *routine, const void *comm, int requested) {
     // Before anything is created: the same layout settings everywhere, and a heap that fits.
     check_settings_alike(routine);
     check_heap_fits(routine);
-    if (rt.cfg.quiet_ep_max < 1) rt.cfg.quiet_ep_max = 1;
-    if (rt.cfg.inflight_msgs < 0)
-        fatal(routine, "USHMEM_INFLIGHT_MSGS=%ld is invalid: a count of messages, 0 or more (0: no bound)",
-              rt.cfg.inflight_msgs);
+    // (USHMEM_INFLIGHT_MSGS >= 0: checked at load, env_defs.h)
     rt.inflight_msgs = rt.cfg.inflight_msgs ? std::uint64_t(rt.cfg.inflight_msgs) : ~std::uint64_t(0);
     rt.inflight_bytes = rt.cfg.inflight_bytes && rt.cfg.inflight_bytes < std::size_t(INT64_MAX)
                             ? std::int64_t(rt.cfg.inflight_bytes)

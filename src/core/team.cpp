@@ -24,7 +24,6 @@ constexpr std::size_t line = 64;
 // argument check, 4.4 KiB per slot that a run without the check does not reserve.
 constexpr std::size_t ctr_bytes_plain = ctr::check_offset(0, 0);
 static_assert(ctr_bytes_plain % 64 == 0);
-constexpr std::size_t min_scratch = 4096;
 
 struct pool_layout {
     int nslots = 0;
@@ -39,10 +38,11 @@ struct pool_layout {
 
 pool_layout layout_of(const settings &cfg) {
     pool_layout l;
-    l.nslots = int(std::max<long>(2, std::min<long>(cfg.max_teams, 1 << 20)));
+    l.nslots = int(cfg.max_teams);  // 2 to 2^20 (env_defs.h, checked at load)
     l.mask_words = (std::size_t(l.nslots) + 63) / 64 + 1;  // + the contention word
     l.args_bytes = (2 * l.mask_words * 8 + line - 1) / line * line;
-    l.scratch = std::max(min_scratch, (cfg.team_scratch + line - 1) / line * line);
+    // At least 4K (USHMEM_TEAM_SCRATCH's range, env_defs.h): the collectives split it in quarters.
+    l.scratch = (cfg.team_scratch + line - 1) / line * line;
     l.ctr_bytes = cfg.debug ? ctr::team_bytes : ctr_bytes_plain;
     l.slot_bytes = l.ctr_bytes + l.args_bytes + l.mbox_bytes + l.scratch;
     // The world team's reductions and scans chunk their data through scratch: each chunk costs an
@@ -197,10 +197,6 @@ std::size_t team_pool_bytes(const settings &cfg) {
 }
 
 void team_init(const char *routine) {
-    if (rt.cfg.max_teams < 2)
-        fatal(routine, "USHMEM_MAX_TEAMS=%ld is too small: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED need "
-                       "2 team slots; set it to at least 2 plus the number of teams the program keeps "
-                       "at once", rt.cfg.max_teams);
     coll_cfg.barrier = parse_algo(routine, "USHMEM_BARRIER_ALGO", rt.cfg.barrier_algo,
                                   {{"auto", algo::automatic}, {"flat", algo::flat}, {"central", algo::central},
                                    {"dissemination", algo::dissemination}});
@@ -218,7 +214,6 @@ void team_init(const char *routine) {
     coll_cfg.scan = parse_algo(routine, "USHMEM_SCAN_ALGO", rt.cfg.scan_algo,
                                {{"auto", algo::automatic}, {"gather", algo::gather},
                                 {"read", algo::read}, {"hs", algo::hs}});
-    if (rt.cfg.coll_flat_max < 1) rt.cfg.coll_flat_max = 1;
 
     g.l = layout_of(rt.cfg);
     std::size_t bytes = std::size_t(g.l.nslots) * g.l.slot_bytes + g.l.world_scratch;
