@@ -169,14 +169,51 @@ install(TARGETS ushmem ${_ushmem_extra_export_targets} ${_ushmem_export}
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Runtime
   ${_ushmem_includes_destination})
 
-# The whole public tree: shmem.h, shmemx.h, ushmem/c/*.h, ushmem/*.hpp, ...
+# The public tree. The OpenSHMEM names every implementation installs (shmem.h, shmemx.h,
+# pshmem.h) go to a directory of ushmem's own, <includedir>/ushmem/openshmem: in /usr/include they
+# would collide with another OpenSHMEM's package (and a program would silently get whichever came
+# first). ushmemcc/ushmemcxx, ushmem.pc and ushmem::ushmem add that directory, so programs keep
+# writing #include <shmem.h>. ushmem's own headers (ushmem/c/*.h, ushmem/*.hpp, ushmem/shmem4py.h)
+# keep their place under <includedir>/ushmem: the name is already ours, and #include
+# <ushmem/ushmem.hpp> or -include ushmem/shmem4py.h work as before (with -I<includedir> for a
+# prefix outside the compiler's default search path, which the same three add).
+set(USHMEM_INSTALL_SHMEM_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}/ushmem/openshmem" CACHE STRING
+    "Where shmem.h, shmemx.h and pshmem.h are installed, relative to the prefix")
+mark_as_advanced(USHMEM_INSTALL_SHMEM_INCLUDEDIR)
 file(REAL_PATH "${PROJECT_SOURCE_DIR}/include" _ushmem_include_src)
-install(DIRECTORY "${_ushmem_include_src}/"
+file(GLOB _ushmem_top_headers "${_ushmem_include_src}/*.h")
+install(FILES ${_ushmem_top_headers}
+  DESTINATION "${USHMEM_INSTALL_SHMEM_INCLUDEDIR}"
+  COMPONENT Development)
+install(DIRECTORY "${_ushmem_include_src}/ushmem"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   COMPONENT Development
   PATTERN "CMakeLists.txt" EXCLUDE
   PATTERN "*.in" EXCLUDE
   PATTERN ".*" EXCLUDE)
+# ushmem::ushmem of an installation carries both directories (the first from src/).
+target_include_directories(ushmem INTERFACE
+  "$<INSTALL_INTERFACE:${USHMEM_INSTALL_SHMEM_INCLUDEDIR}>")
+
+# Debian policy: every package has /usr/share/doc/<package>/copyright. Installed with every
+# install (<prefix>/share/doc/ushmem/copyright), so that the package's contents are a plain install.
+# The license text is the repository's LICENSE file; the sources hold none yet, and no license is
+# invented here: the file then says so (the package test checks LICENSE's text when it exists).
+set(_ushmem_copyright "${PROJECT_BINARY_DIR}/ushmem-install/copyright")
+if(EXISTS "${PROJECT_SOURCE_DIR}/LICENSE")
+  file(READ "${PROJECT_SOURCE_DIR}/LICENSE" _ushmem_license_text)
+  string(PREPEND _ushmem_license_text "The license of ushmem, as its sources' LICENSE file states it:\n\n")
+else()
+  message(STATUS "ushmem: no LICENSE file in the sources; share/doc/ushmem/copyright says so")
+  set(_ushmem_license_text
+      "The ushmem sources carry no LICENSE file at this version, so no license is stated here.\n")
+endif()
+file(CONFIGURE OUTPUT "${_ushmem_copyright}" @ONLY CONTENT
+"ushmem @PROJECT_VERSION@: OpenSHMEM 1.6 library over UCX, bootstrapped by MPI.
+Made from the ushmem sources with CMake (cmake/install.cmake).
+
+@_ushmem_license_text@")
+install(FILES "${_ushmem_copyright}" DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT Runtime)
 
 # ---------------------------------------------------------------------------------------------
 # CMake package.
@@ -195,7 +232,8 @@ if(_ushmem_export_ok)
   configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/ushmemConfig.cmake.in"
     "${_ushmem_gen}/ushmemConfig.cmake"
     INSTALL_DESTINATION "${USHMEM_INSTALL_CMAKEDIR}"
-    PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR)
+    PATH_VARS CMAKE_INSTALL_INCLUDEDIR USHMEM_INSTALL_SHMEM_INCLUDEDIR CMAKE_INSTALL_LIBDIR
+              CMAKE_INSTALL_BINDIR)
   # Before 1.0 a minor release may break the API, so only the same major.minor matches.
   if(PROJECT_VERSION_MAJOR GREATER 0)
     set(_ushmem_compat SameMajorVersion)
@@ -321,6 +359,16 @@ else()
   set(_ushmem_oshrun_mpiexec mpirun)
 endif()
 
+set(_ushmem_system_include_dirs /usr/include)
+set(_ushmem_system_lib_dirs /lib /usr/lib /lib64 /usr/lib64)
+if(CMAKE_LIBRARY_ARCHITECTURE)
+  list(APPEND _ushmem_system_include_dirs "/usr/include/${CMAKE_LIBRARY_ARCHITECTURE}")
+  list(APPEND _ushmem_system_lib_dirs "/lib/${CMAKE_LIBRARY_ARCHITECTURE}"
+       "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}")
+endif()
+list(JOIN _ushmem_system_include_dirs " " _ushmem_system_include_dirs)
+list(JOIN _ushmem_system_lib_dirs " " _ushmem_system_lib_dirs)
+
 # Everything the install-time step needs, frozen now.
 file(CONFIGURE OUTPUT "${_ushmem_gen}/install-vars.cmake" @ONLY CONTENT [==[
 set(USHMEM_VERSION [=[@PROJECT_VERSION@]=])
@@ -329,6 +377,11 @@ set(USHMEM_OSHDIR [=[@USHMEM_INSTALL_OSHDIR@]=])
 set(USHMEM_MPIEXEC [=[@_ushmem_oshrun_mpiexec@]=])
 set(USHMEM_LIBDIR [=[@CMAKE_INSTALL_LIBDIR@]=])
 set(USHMEM_INCLUDEDIR [=[@CMAKE_INSTALL_INCLUDEDIR@]=])
+set(USHMEM_SHMEM_INCLUDEDIR [=[@USHMEM_INSTALL_SHMEM_INCLUDEDIR@]=])
+# Directories the compiler and the loader search anyway: the wrappers add no -I, -L or run path
+# to them (-I/usr/include breaks g++'s #include_next; a run path to /usr/lib is wrong).
+set(USHMEM_SYSTEM_INCLUDE_DIRS [=[@_ushmem_system_include_dirs@]=])
+set(USHMEM_SYSTEM_LIB_DIRS [=[@_ushmem_system_lib_dirs@]=])
 set(USHMEM_TEMPLATE_DIR [=[@CMAKE_CURRENT_LIST_DIR@]=])
 set(USHMEM_STAGE_DIR [=[@_ushmem_gen@/stage]=])
 set(USHMEM_CC [=[@_ushmem_cc@]=])

@@ -138,39 +138,45 @@ else
     pass "installed library has no build-tree run path${runpath:+ (RUNPATH=$runpath)}"
 fi
 
+# shmem.h, shmemx.h, pshmem.h in the private include/ushmem/openshmem (no collision with another
+# OpenSHMEM in the same prefix), the rest (ushmem/...) in include/ (cmake/install.cmake).
+shmem_inc=$prefix/include/ushmem/openshmem
 missing=0
 while IFS= read -r f; do
     case $(basename "$f") in CMakeLists.txt | *.in | .*) continue ;; esac
-    if ! cmp -s "$source_include/$f" "$prefix/include/$f"; then
-        echo "  not installed (or different): include/$f"
+    case $f in */*) dest=$prefix/include/$f ;; *) dest=$shmem_inc/$f ;; esac
+    if ! cmp -s "$source_include/$f" "$dest"; then
+        echo "  not installed (or different): $dest"
         missing=1
     fi
 done < <(cd "$source_include" && find . -type f | sed 's|^\./||')
-if [ "$missing" -eq 0 ] && [ -f "$prefix/include/shmem.h" ] && [ -f "$prefix/include/shmemx.h" ]; then
-    pass "headers: include/ tree installed"
+if [ "$missing" -eq 0 ] && [ -f "$shmem_inc/shmem.h" ] && [ -f "$shmem_inc/shmemx.h" ] &&
+    [ ! -e "$prefix/include/shmem.h" ]; then
+    pass "headers: include/ tree installed, shmem.h in include/ushmem/openshmem only"
 else
-    fail "headers: include/ tree installed"
+    fail "headers: include/ tree installed, shmem.h in include/ushmem/openshmem only"
 fi
 
 for f in "$prefix/bin/ushmemcc" "$prefix/bin/ushmemcxx" "$libdir/pkgconfig/ushmem.pc" \
     "$libdir/cmake/ushmem/ushmemConfig.cmake" "$libdir/cmake/ushmem/ushmemConfigVersion.cmake" \
-    "$libdir/cmake/ushmem/ushmemTargets.cmake" "$prefix/bin/ushmem-info" "$prefix/include/pshmem.h"; do
+    "$libdir/cmake/ushmem/ushmemTargets.cmake" "$prefix/bin/ushmem-info" "$shmem_inc/pshmem.h" \
+    "$prefix/share/doc/ushmem/copyright"; do
     if [ -e "$f" ]; then pass "installed ${f#"$prefix"/}"; else fail "installed ${f#"$prefix"/}"; fi
 done
 
 # The public headers stand alone: no MPI, UCX or hwloc headers needed.
 printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { return 0; }\n' > "$work/headers.c"
-step "headers compile as C with only -I<prefix>/include" "$work/headers-c.log" \
-    "$cc" -fsyntax-only -I"$prefix/include" "$work/headers.c"
-step "headers compile as C++ with only -I<prefix>/include" "$work/headers-cxx.log" \
-    "$cxx" -fsyntax-only -x c++ -I"$prefix/include" "$work/headers.c"
+step "headers compile as C with only the two -I" "$work/headers-c.log" \
+    "$cc" -fsyntax-only -I"$shmem_inc" -I"$prefix/include" "$work/headers.c"
+step "headers compile as C++ with only the two -I" "$work/headers-cxx.log" \
+    "$cxx" -fsyntax-only -x c++ -I"$shmem_inc" -I"$prefix/include" "$work/headers.c"
 
 # ---- (a) ushmemcc --------------------------------------------------------------------------
 ushmemcc=$prefix/bin/ushmemcc
 ushmemcxx=$prefix/bin/ushmemcxx
 show=$("$ushmemcc" --showme hello.c 2>&1)
 echo "ushmemcc --showme hello.c: $show"
-if [[ "$show" == *"-I$prefix/include"* && "$show" == *"-L$libdir"* && "$show" == *"-lushmem"* &&
+if [[ "$show" == *"-I$shmem_inc -I$prefix/include "* && "$show" == *"-L$libdir"* && "$show" == *"-lushmem"* &&
     "$show" == *"-Wl,-rpath,$libdir"* && "$show" == *"hello.c"* ]]; then
     pass "ushmemcc --showme"
 else
@@ -183,7 +189,7 @@ else
     fail "ushmemcc -show -c: compile only, no link flags ($show)"
 fi
 show=$(USHMEMCC_CC="echo cc-override" "$ushmemcc" 'an arg' other.c 2>&1)
-if [[ "$show" == "cc-override -I$prefix/include"*"an arg other.c"*"-lushmem"* ]]; then
+if [[ "$show" == "cc-override -I$shmem_inc -I$prefix/include"*"an arg other.c"*"-lushmem"* ]]; then
     pass "USHMEMCC_CC overrides the compiler, arguments pass through"
 else
     fail "USHMEMCC_CC overrides the compiler, arguments pass through ($show)"
@@ -211,10 +217,10 @@ fi
 pc_cflags=$(pkg-config --cflags ushmem 2>&1)
 pc_libs=$(pkg-config --libs ushmem 2>&1)
 echo "pkg-config --cflags --libs ushmem: $pc_cflags $pc_libs"
-if [ "$(echo "$pc_cflags" | sed 's/[[:space:]]*$//')" = "-I$prefix/include" ]; then
-    pass "pkg-config --cflags is just -I<prefix>/include"
+if [ "$(echo "$pc_cflags" | sed 's/[[:space:]]*$//')" = "-I$shmem_inc -I$prefix/include" ]; then
+    pass "pkg-config --cflags is just -I<prefix>/include/ushmem/openshmem -I<prefix>/include"
 else
-    fail "pkg-config --cflags is just -I<prefix>/include (got '$pc_cflags')"
+    fail "pkg-config --cflags is just -I<prefix>/include/ushmem/openshmem -I<prefix>/include (got '$pc_cflags')"
 fi
 # shellcheck disable=SC2086 # word splitting of pkg-config output is intended
 if step "build (b) cc \$(pkg-config --cflags --libs ushmem) hello.c" "$work/build-b.log" \
