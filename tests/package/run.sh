@@ -8,11 +8,16 @@
 # scratch root R (nothing is installed on the machine), and builds and runs programs copied out of
 # the source tree against R only:
 #   (a) hello.c with R/usr/bin/ushmemcc (USHMEM_PREFIX=R/usr: the tree was moved from /usr)
-#   (b) hello.c with `pkg-config --define-prefix` on R/usr/lib/pkgconfig
+#   (b) hello.c with `pkg-config --define-prefix` on R/usr/lib/<multiarch>/pkgconfig
 #   (c) hello.c / hello.cpp with find_package(ushmem), CMAKE_PREFIX_PATH=R/usr
 #   (d) hello.c with R/usr/libexec/ushmem/osh/oshcc, run with oshrun
 #   (e) R/usr/bin/ushmem-info
-# and checks that each program's libushmem and <shmem.h> come from R. Then makes the source
+# and checks that each program's libushmem and <shmem.h> come from R. The layout: the library in
+# the multiarch directory, /usr/share/doc/ushmem/copyright, shmem.h not in /usr/include itself (it
+# would collide with another OpenSHMEM package), and ushmemcc as installed (prefix /usr) adding no
+# -I/usr/include, -L/usr/lib... or run path to a system directory. (The package is not installed
+# on the machine, so the unmoved /usr wrapper is checked through --showme; (a) compiles and runs
+# with the same wrapper moved.) Then makes the source
 # tarball with `cpack --config CPackSourceConfig.cmake` and checks that it holds the sources and no
 # build tree. Registered as the ctest `package` (label `package`) by cmake/package.cmake.
 #
@@ -96,26 +101,50 @@ for want in "Package: ushmem" "libucx0" "libhwloc" "libopenmpi" "Recommends: ope
     if [[ "$info" == *"$want"* ]]; then pass "control has '$want'"; else fail "control has '$want'"; fi
 done
 step "dpkg-deb -x into a scratch root" "$work/extract.log" dpkg-deb -x "$deb" "$root" || finish
-for f in usr/lib/libushmem.so usr/lib/libushmem.so.0 usr/include/shmem.h usr/include/shmemx.h \
+# The multiarch directory (lib/x86_64-linux-gnu) where Debian's packages put their libraries.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch 2>/dev/null)
+lib=usr/lib/$multiarch
+inc=usr/include/ushmem/openshmem
+for f in $lib/libushmem.so $lib/libushmem.so.0 $inc/shmem.h $inc/shmemx.h $inc/pshmem.h \
     usr/include/ushmem/c/features.h usr/include/ushmem/shmem4py.h usr/include/ushmem/ushmem.hpp \
-    usr/bin/ushmemcc usr/bin/ushmemcxx usr/bin/ushmem-info usr/lib/pkgconfig/ushmem.pc \
-    usr/lib/cmake/ushmem/ushmemConfig.cmake usr/libexec/ushmem/osh/oshcc \
+    usr/bin/ushmemcc usr/bin/ushmemcxx usr/bin/ushmem-info $lib/pkgconfig/ushmem.pc \
+    $lib/cmake/ushmem/ushmemConfig.cmake usr/share/doc/ushmem/copyright usr/libexec/ushmem/osh/oshcc \
     usr/libexec/ushmem/osh/oshc++ usr/libexec/ushmem/osh/oshCC usr/libexec/ushmem/osh/oshrun \
     usr/share/man/man1/ushmemcc.1 usr/share/man/man1/ushmemcxx.1 usr/share/man/man1/ushmem-info.1 \
     usr/share/man/man1/ushmem-oshrun.1; do
     if [ -e "$root/$f" ]; then pass "package holds /$f"; else fail "package holds /$f"; fi
 done
+stray=$(cd "$root" && ls usr/lib/libushmem* usr/include/*.h 2>/dev/null)
+if [ -z "$stray" ]; then pass "no library in /usr/lib itself, no header in /usr/include itself"; else
+    fail "no library in /usr/lib itself, no header in /usr/include itself (found: $stray)"
+fi
+# ushmemcc as installed in /usr: the compiler and the loader search /usr/include and /usr/lib/...
+# anyway; -I/usr/include breaks g++'s #include_next, a run path to a system directory is wrong.
+show=$(env -u USHMEM_PREFIX "$usr/bin/ushmemcc" --showme hello.c 2>&1)
+echo "ushmemcc (prefix /usr) --showme hello.c: $show"
+bad=$(tr ' ' '\n' <<< "$show" | grep -xE -- "-I/usr/include|-L/usr/lib(/$multiarch)?|-Wl,-rpath,/usr/lib(/$multiarch)?")
+if [ -z "$bad" ] && [[ "$show" == *" -I/usr/include/ushmem/openshmem "*"hello.c"*"-lushmem"* ]]; then
+    pass "ushmemcc under /usr: -I/usr/include/ushmem/openshmem, no system -I/-L/run path"
+else
+    fail "ushmemcc under /usr: -I/usr/include/ushmem/openshmem, no system -I/-L/run path (bad: ${bad:-none})"
+fi
+if grep -q "ushmem" "$root/usr/share/doc/ushmem/copyright" &&
+    { [ ! -f "$src/LICENSE" ] || grep -qF "$(head -n 1 "$src/LICENSE")" "$root/usr/share/doc/ushmem/copyright"; }; then
+    pass "copyright file (with LICENSE's text when the sources have one)"
+else
+    fail "copyright file (with LICENSE's text when the sources have one)"
+fi
 # Open MPI's package owns /usr/bin/oshcc, oshrun and their man pages: ours must not collide.
 clash=$(cd "$root" && ls usr/bin/osh* usr/share/man/man1/osh* 2>/dev/null)
 if [ -z "$clash" ]; then pass "no file of Open MPI's names (usr/bin/osh*, man1/osh*)"; else
     fail "no file of Open MPI's names (found: $clash)"
 fi
-if grep -rq "$build\|$src" "$usr/bin/ushmemcc" "$usr/lib/pkgconfig/ushmem.pc" "$usr/libexec/ushmem/osh/oshcc"; then
+if grep -rq "$build\|$src" "$usr/bin/ushmemcc" "$root/$lib/pkgconfig/ushmem.pc" "$usr/libexec/ushmem/osh/oshcc"; then
     fail "wrappers and ushmem.pc name no build or source path"
 else
     pass "wrappers and ushmem.pc name no build or source path"
 fi
-if grep -q "^prefix=/usr$" "$usr/lib/pkgconfig/ushmem.pc"; then pass "ushmem.pc has prefix=/usr"; else
+if grep -q "^prefix=/usr$" "$root/$lib/pkgconfig/ushmem.pc"; then pass "ushmem.pc has prefix=/usr"; else
     fail "ushmem.pc has prefix=/usr"
 fi
 if ! command -v man > /dev/null 2>&1; then
@@ -136,17 +165,17 @@ if step "build (a) ushmemcc hello.c" "$work/build-a.log" \
     "$usr/bin/ushmemcc" -o "$work/hello_a" "$work/hello.c"; then
     from_root "(a)" "$work/hello_a"
     hdr=$("$usr/bin/ushmemcc" -M "$work/hello.c" 2>/dev/null | tr ' \\' '\n\n' | grep '/shmem\.h$' | head -n 1)
-    if [[ "$hdr" == "$usr/include/shmem.h" ]]; then pass "(a) <shmem.h> from the package"; else
+    if [[ "$hdr" == "$root/$inc/shmem.h" ]]; then pass "(a) <shmem.h> from the package"; else
         fail "(a) <shmem.h> from the package (got '$hdr')"
     fi
     run_pes "(a) ushmemcc" hello.c "$work/hello_a"
 fi
 
 # (b) pkg-config, with the prefix taken from where ushmem.pc lies
-pc_flags=$(PKG_CONFIG_PATH=$usr/lib/pkgconfig pkg-config --define-prefix --cflags --libs ushmem 2>&1)
+pc_flags=$(PKG_CONFIG_PATH=$root/$lib/pkgconfig pkg-config --define-prefix --cflags --libs ushmem 2>&1)
 # shellcheck disable=SC2086
 if step "build (b) cc \$(pkg-config --define-prefix ...) hello.c" "$work/build-b.log" \
-    cc -o "$work/hello_b" "$work/hello.c" $pc_flags -Wl,-rpath,"$usr/lib"; then
+    cc -o "$work/hello_b" "$work/hello.c" $pc_flags -Wl,-rpath,"$root/$lib"; then
     from_root "(b)" "$work/hello_b"
     run_pes "(b) pkg-config" hello.c "$work/hello_b"
 fi
@@ -154,8 +183,8 @@ fi
 # (c) find_package(ushmem) with CMAKE_PREFIX_PATH=R/usr
 if step "configure (c) find_package(ushmem)" "$work/configure-c.log" \
     env -u CMAKE_PREFIX_PATH "$cmake" -S "$work/consumer" -B "$work/consumer-build" \
-    -DCMAKE_PREFIX_PATH="$usr" -DCMAKE_BUILD_TYPE=Release -DCMAKE_BUILD_RPATH="$usr/lib"; then
-    if grep -q "from $usr/lib/cmake/ushmem" "$work/configure-c.log"; then
+    -DCMAKE_PREFIX_PATH="$usr" -DCMAKE_BUILD_TYPE=Release -DCMAKE_BUILD_RPATH="$root/$lib"; then
+    if grep -q "from $root/$lib/cmake/ushmem" "$work/configure-c.log"; then
         pass "(c) find_package(ushmem) found the package's files"
     else
         fail "(c) find_package(ushmem) found the package's files"
