@@ -366,8 +366,6 @@ if(CMAKE_LIBRARY_ARCHITECTURE)
   list(APPEND _ushmem_system_lib_dirs "/lib/${CMAKE_LIBRARY_ARCHITECTURE}"
        "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}")
 endif()
-list(JOIN _ushmem_system_include_dirs " " _ushmem_system_include_dirs)
-list(JOIN _ushmem_system_lib_dirs " " _ushmem_system_lib_dirs)
 
 # Everything the install-time step needs, frozen now.
 file(CONFIGURE OUTPUT "${_ushmem_gen}/install-vars.cmake" @ONLY CONTENT [==[

@@ -8,7 +8,7 @@
 # scratch root R (nothing is installed on the machine), and builds and runs programs copied out of
 # the source tree against R only:
 #   (a) hello.c with R/usr/bin/ushmemcc (USHMEM_PREFIX=R/usr: the tree was moved from /usr)
-#   (b) hello.c with `pkg-config --define-prefix` on R/usr/lib/<multiarch>/pkgconfig
+#   (b) hello.c with `pkg-config --define-variable=prefix=R/usr` on R/usr/lib/<multiarch>/pkgconfig
 #   (c) hello.c / hello.cpp with find_package(ushmem), CMAKE_PREFIX_PATH=R/usr
 #   (d) hello.c with R/usr/libexec/ushmem/osh/oshcc, run with oshrun
 #   (e) R/usr/bin/ushmem-info
@@ -172,9 +172,10 @@ if step "build (a) ushmemcc hello.c" "$work/build-a.log" \
 fi
 
 # (b) pkg-config, with the prefix taken from where ushmem.pc lies
-pc_flags=$(PKG_CONFIG_PATH=$root/$lib/pkgconfig pkg-config --define-prefix --cflags --libs ushmem 2>&1)
+# --define-prefix guesses the prefix as two levels above pkgconfig/, wrong under lib/<multiarch>.
+pc_flags=$(PKG_CONFIG_PATH=$root/$lib/pkgconfig pkg-config --define-variable=prefix="$usr" --cflags --libs ushmem 2>&1)
 # shellcheck disable=SC2086
-if step "build (b) cc \$(pkg-config --define-prefix ...) hello.c" "$work/build-b.log" \
+if step "build (b) cc \$(pkg-config --define-variable=prefix=R/usr ...) hello.c" "$work/build-b.log" \
     cc -o "$work/hello_b" "$work/hello.c" $pc_flags -Wl,-rpath,"$root/$lib"; then
     from_root "(b)" "$work/hello_b"
     run_pes "(b) pkg-config" hello.c "$work/hello_b"
