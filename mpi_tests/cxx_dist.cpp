@@ -81,9 +81,9 @@ void test_world(std::size_t n) {
     ushmem::barrier();
 
     // Bounds.
-    CHECK(throws_invalid([&] { (void)a.get(n); }, "dist_array::at: index " + std::to_string(n) + " beyond size"));
+    CHECK(throws_invalid([&] { (void)a.get(n); }, "dist_array::at on PE " + std::to_string(me) + ": index " + std::to_string(n) + " beyond size"));
     std::vector<long> two(2);
-    CHECK(throws_invalid([&] { a.get(n - 1, two); }, "dist_array::get: range"));
+    CHECK(throws_invalid([&] { a.get(n - 1, two); }, "dist_array::get on PE " + std::to_string(me) + ": range"));
     ushmem::barrier();
 }
 

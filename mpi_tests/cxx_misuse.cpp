@@ -20,6 +20,8 @@ void uses(ushmem::symmetric<int> &ints, ushmem::symmetric<long> &longs, ushmem::
     b.add(longs.at(0, 0), 2);
     ushmem::reduce<ushmem::reduce_op::sum>(ushmem::world(), dbl.local(), dbl.local());
     ushmem::reduce<ushmem::reduce_op::bit_and>(ushmem::world(), ulongs.local(), ulongs.local());
+    auto moved = ushmem::fetch_add_async(longs.at(0, 0), 1L);
+    auto then = std::move(moved).then([](long v) { return v + 1; });
     std::optional<int> r = ushmem::world().translate(0, ushmem::world());
     (void)r;
 
@@ -37,6 +39,9 @@ void uses(ushmem::symmetric<int> &ints, ushmem::symmetric<long> &longs, ushmem::
     ushmem::reduce<ushmem::reduce_op::bit_and>(ushmem::world(), dbl.local(), dbl.local());
 #elif defined(MISUSE_fetch_add_double_type)
     (void)ushmem::fetch_add(dbl.at(0, 0), 1.0);
+#elif defined(MISUSE_value_event_then_lvalue)
+    auto e = ushmem::fetch_add_async(longs.at(0, 0), 1L);
+    auto t = e.then([](long v) { return v; });
 #elif defined(MISUSE_translate_as_int)
     int pe = ushmem::world().translate(0, ushmem::world());
     (void)pe;

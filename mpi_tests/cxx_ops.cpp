@@ -120,7 +120,7 @@ void test_waits() {
         (void)ushmem::wait_until_any(ivars.local(), std::vector<int>(2, 0), ushmem::cmp::eq, 0);
         CHECK(!"no invalid_argument");
     } catch (const ushmem::invalid_argument &e) {
-        CHECK(std::string(e.what()).find("wait_until_any: status has 2 entries for 4 variables") != std::string::npos);
+        CHECK(std::string(e.what()).find("wait_until_any on PE " + std::to_string(me) + ": status has 2 entries for 4 variables") != std::string::npos);
     }
     (void)left;
     ushmem::barrier();

@@ -56,11 +56,11 @@ void messages() {
     char hex[32];
     std::snprintf(hex, sizeof hex, "%#zx", std::size_t(reinterpret_cast<std::uintptr_t>(odd)));
     m = message_of<ushmem::invalid_argument>([&] { ushmem::sym_ptr<long>(reinterpret_cast<long *>(odd), 0); });
-    CHECK(has(m, std::string("sym_ptr: address ") + hex + " is not aligned to 8 bytes"));
+    CHECK(has(m, "sym_ptr on " + pe + ": address " + hex + " is not aligned to 8 bytes"));
 
     // An invalid triplet: the reason, on every PE, as invalid_argument.
     m = message_of<ushmem::invalid_argument>([] { ushmem::world().split_strided(0, 1, npes + 1); });
-    CHECK(has(m, "ushmem: team split_strided(0, 1, " + std::to_string(npes + 1) + ") failed: invalid PE triplet "
+    CHECK(has(m, "ushmem: team split_strided(0, 1, " + std::to_string(npes + 1) + ") on " + pe + " failed: invalid PE triplet "
                  "(start 0, stride 1, size " + std::to_string(npes + 1) + ") for a parent team of " +
                  std::to_string(npes) + " PEs: its last PE, start + stride * (size - 1) = 0 + 1 * " +
                  std::to_string(npes) + " = " + std::to_string(npes) + ", is not a PE number of the parent team (0 to " +
@@ -69,13 +69,13 @@ void messages() {
     m = message_of<ushmem::invalid_argument>([] { ushmem::world().split_strided(-1, 1, 1); });
     CHECK(has(m, "start -1 is not a PE number of the parent team (0 to " + std::to_string(npes - 1) + ")"));
     m = message_of<ushmem::invalid_argument>([] { ushmem::world().split_2d(0); });
-    CHECK(has(m, "ushmem: team split_2d(0) failed: xrange 0 is invalid: it must be positive"));
+    CHECK(has(m, "ushmem: team split_2d(0) on " + pe + " failed: xrange 0 is invalid: it must be positive"));
 
     // A bad broadcast root: its value and the range.
     m = message_of<ushmem::invalid_argument>([&] {
         ushmem::broadcast(ushmem::world(), s.local(), std::span<const long>(s.local()), npes + 6);
     });
-    CHECK(has(m, "broadcast: root " + std::to_string(npes + 6) + " is not a PE of the team (0 to " +
+    CHECK(has(m, "broadcast on " + pe + ": root " + std::to_string(npes + 6) + " is not a PE of the team (0 to " +
                      std::to_string(npes - 1) + ")"));
 
     // A bounded wait_until that nobody satisfies: what it waited for, the value it saw, the causes.

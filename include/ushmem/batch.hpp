@@ -92,20 +92,23 @@ public:
     // event, as puts).
     template <class T> std::size_t add(sym_ptr<T> p, value_of<T> v) {
         static_assert(amo_std_type<T>, "ushmem: add is not supported for this type");
-        return amo<T>(p, &dummy<T>, v, v, "add", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_std_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, &dummy<T>, v, v, "add", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_add(c, static_cast<T *>(o.remote), arg<T>(o.a), o.pe);
         }, false);
     }
     template <class T> std::size_t inc(sym_ptr<T> p) {
         static_assert(amo_std_type<T>, "ushmem: inc is not supported for this type");
-        return amo<T>(p, &dummy<T>, T{}, T{}, "inc", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_std_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, &dummy<T>, T{}, T{}, "inc", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_inc(c, static_cast<T *>(o.remote), o.pe);
         }, false);
     }
     // Atomic store (shmem_atomic_set).
     template <class T> std::size_t set(sym_ptr<T> p, value_of<T> v) {
         static_assert(amo_ext_type<T>, "ushmem: set is not supported for this type");
-        return amo<T>(p, &dummy<T>, v, v, "set", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_ext_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, &dummy<T>, v, v, "set", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_set(c, static_cast<T *>(o.remote), arg<T>(o.a), o.pe);
         }, false);
     }
@@ -113,7 +116,8 @@ public:
     // Fetching atomics: the old value is written to *result when the event completes.
     template <class T> std::size_t fetch_add(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_std_type<T>, "ushmem: fetch_add is not supported for this type");
-        return amo<T>(p, result, v, v, "fetch_add", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_std_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, result, v, v, "fetch_add", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_fetch_add_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
                                        arg<T>(o.a), o.pe);
         });
@@ -122,21 +126,24 @@ public:
     std::size_t compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                              T *result) {
         static_assert(amo_std_type<T>, "ushmem: compare_swap is not supported for this type");
-        return amo<T>(p, result, cond, v, "compare_swap", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_std_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, result, cond, v, "compare_swap", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_compare_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
                                           arg<T>(o.a), arg<T>(o.b), o.pe);
         });
     }
     template <class T> std::size_t swap(sym_ptr<T> p, value_of<T> v, T *result) {
         static_assert(amo_ext_type<T>, "ushmem: swap is not supported for this type");
-        return amo<T>(p, result, v, v, "swap", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_ext_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, result, v, v, "swap", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_swap_nbi(c, static_cast<T *>(o.local), static_cast<T *>(o.remote),
                                   arg<T>(o.a), o.pe);
         });
     }
     template <class T> std::size_t load(sym_ptr<T> p, T *result) {
         static_assert(amo_ext_type<T>, "ushmem: load is not supported for this type");
-        return amo<T>(p, result, T{}, T{}, "load", [](const op &o, shmem_ctx_t c) {
+        if constexpr (!amo_ext_type<T>) std::terminate();  // (the static_assert alone: see USHMEM_CXX_REQUIRE)
+        else return amo<T>(p, result, T{}, T{}, "load", [](const op &o, shmem_ctx_t c) {
             shmem_atomic_fetch_nbi(c, static_cast<T *>(o.local), static_cast<const T *>(o.remote),
                                    o.pe);
         });
@@ -190,8 +197,7 @@ private:
         shmem_ctx_getmem_nbi(c, o.local, o.remote, o.bytes, o.pe);
     }
     [[noreturn]] static void fail(std::size_t index, const char *kind, const std::string &why) {
-        throw invalid_argument("ushmem: batch operation #" + std::to_string(index) + " (" + kind +
-                               "): " + why);
+        detail::throw_invalid("batch operation #" + std::to_string(index) + " (" + std::string(kind) + ")", why);
     }
     void validate(int pe, const void *remote, std::size_t bytes, std::size_t align,
                   const void *local, const char *kind) const {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <concepts>
+#include <exception>
 #include <optional>
 #include <ranges>
 #include <tuple>
@@ -87,8 +88,10 @@ inline void wait_all(wait_limit limit, const char *routine, Each each) {
 
 // The completion of `Src` followed by f: f(value) for a source with a value, f() otherwise. f runs
 // once, in the first test(), wait() or get() that finds the source complete; its result (if any)
-// is the value of this completion. An exception from f propagates from that call (f is not run
-// again). Move-only when Src or F is.
+// is the value of this completion. An exception from f propagates from that call, and the
+// completion stays failed: f is not run again, test() is true (it is complete), and every later
+// wait(), get() or value() rethrows the same exception (kept as a std::exception_ptr, never moved
+// out, so that a second get() cannot read a result that was never made). Move-only when Src or F is.
 template <class Src, class F> class [[nodiscard]] then_event {
     static_assert(completion<Src>, "ushmem: then() needs an event, value_event or composed completion");
     using src_value = detail::value_t<Src>;
@@ -113,12 +116,12 @@ public:
         return true;
     }
     void wait() const {
-        if (ran_) return;
+        if (ran_) return rethrow_failure();
         src_.wait();
         run();
     }
     void wait(wait_limit limit, const char *routine = "then::wait") const {
-        if (ran_) return;
+        if (ran_) return rethrow_failure();
         src_.wait(limit, routine);
         run();
     }
@@ -135,9 +138,12 @@ public:
         wait(limit, routine);
         return *result_;
     }
-    const stored &value() const noexcept
+    // The result once complete; rethrows f's exception when it failed (the composed completions and
+    // co_await read it through here, so a failure reaches them too).
+    const stored &value() const
         requires(!std::is_void_v<value_type>)
     {
+        rethrow_failure();
         return *result_;
     }
     // Chains: e.then(f).then(g).
@@ -148,13 +154,23 @@ public:
 private:
     void run() const {
         ran_ = true;
-        if constexpr (std::is_void_v<value_type>) call(f_, src_);
-        else result_.emplace(call(f_, src_));
+        try {
+            if constexpr (std::is_void_v<value_type>) call(f_, src_);
+            else result_.emplace(call(f_, src_));
+        } catch (...) {
+            error_ = std::current_exception();
+            throw;
+        }
+    }
+    void rethrow_failure() const {
+        if (error_) [[unlikely]]
+            std::rethrow_exception(error_);
     }
     Src src_;
     mutable F f_;
     mutable bool ran_ = false;
     mutable std::optional<stored> result_;
+    mutable std::exception_ptr error_;  // f's exception: the completion failed
 };
 
 template <completion Src, class F> inline auto then(Src &&src, F &&f) {

@@ -13,6 +13,8 @@
 
 #include <ushmem/compose.hpp>
 
+#include <sched.h>
+
 #include <coroutine>
 #include <exception>
 #include <optional>
@@ -56,6 +58,34 @@ private:
     }
 };
 
+// Whether this node runs more PEs than this PE may use CPUs (its affinity mask): a PE that spins
+// there keeps the one it waits for off a core for a whole time slice (milliseconds), so a polling
+// yield_now gives the CPU away every time. Decided once the library runs (SHMEM_TEAM_SHARED).
+inline int g_oversubscribed = -1;  // unknown
+inline bool oversubscribed() {
+    if (g_oversubscribed >= 0) [[likely]]
+        return g_oversubscribed != 0;
+    int on = 0;
+    shmem_query_initialized(&on);
+    if (!on) return false;
+    cpu_set_t set;
+    const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                                 : int(std::thread::hardware_concurrency());
+    g_oversubscribed = shmem_team_n_pes(SHMEM_TEAM_SHARED) > (cpus > 0 ? cpus : 1) ? 1 : 0;
+    return g_oversubscribed != 0;
+}
+// One idle turn of a polling loop (the `spins`-th in a row): progresses this PE's outstanding
+// operations on the default context (shmemx_ctx_pe_test: a non-blocking per-PE quiet, which
+// progresses the transport), then yields the CPU when the node is oversubscribed, else every 16th
+// turn. Without it, co_await yield_now() in a loop spun a full time slice per round while the PE
+// it waited for sat off the core (issue #52: 1000 rounds at 4 PEs on 2 cores took 5 to 16 s).
+inline void idle_turn(unsigned spins) {
+    int on = 0;
+    shmem_query_initialized(&on);
+    if (on) (void)shmemx_ctx_pe_test(SHMEM_CTX_DEFAULT, nullptr, 0, nullptr);
+    if (oversubscribed() || (spins & 15) == 0) std::this_thread::yield();  // (sched_yield on Linux)
+}
+
 // The driver of ushmem::run: coroutines parked on a completion (polled), and those ready to resume.
 class scheduler {
 public:
@@ -66,12 +96,20 @@ public:
     };
     void park(std::coroutine_handle<> h, void *aw, bool (*poll)(void *)) { parked_.push_back({h, aw, poll}); }
     void ready(std::coroutine_handle<> h) { ready_.push_back(h); }
+    // A coroutine that only lets the others run (yield_now): ready again, but a round in which
+    // nothing else is ready is an idle turn of a polling loop (idle_turn).
+    void yielded(std::coroutine_handle<> h) {
+        ready_.push_back(h);
+        ++yielders_;
+    }
     // One round: polls every parked coroutine, then resumes those ready. False when nothing was
     // parked or ready (a task waits on something the driver does not know).
     bool step() {
         if (parked_.empty() && ready_.empty()) return false;
+        bool woke = false;  // a parked completion came
         for (std::size_t i = 0; i < parked_.size();) {
             if (parked_[i].poll(parked_[i].awaiter)) {
+                woke = true;
                 ready_.push_back(parked_[i].h);
                 parked_[i] = parked_.back();
                 parked_.pop_back();
@@ -83,6 +121,9 @@ public:
             if ((++idle_ & 15) == 0) std::this_thread::yield();  // the PE to wait for may share this core
             return true;
         }
+        if (!woke && yielders_ == ready_.size()) idle_turn(++spins_);
+        else spins_ = 0;
+        yielders_ = 0;
         std::vector<std::coroutine_handle<>> now;
         now.swap(ready_);
         for (auto h : now) h.resume();
@@ -97,6 +138,8 @@ private:
     std::vector<parked> parked_;
     std::vector<std::coroutine_handle<>> ready_;
     unsigned idle_ = 0;
+    std::size_t yielders_ = 0;  // of ready_, those that came from yield_now
+    unsigned spins_ = 0;        // idle turns in a row
 };
 
 // Awaits completion C (a reference, or a value for a temporary), optionally under a deadline.
@@ -139,16 +182,29 @@ private:
         try {
             self->c_.wait(wait_limit(std::chrono::nanoseconds(0)), self->routine_);
         } catch (const timeout_error &e) {
-            self->error_ = std::make_exception_ptr(
-                timeout_error(std::vector<pe_progress>(e.pending().begin(), e.pending().end()),
-                              std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed),
-                              std::string("ushmem: ") + self->routine_ + " on PE " + std::to_string(shmem_my_pe()) +
-                                  ": operations not complete before the deadline",
-                              timeout_remedy()));
+            self->error_ = rewrap(e, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), self->routine_);
         } catch (...) {
             self->error_ = std::current_exception();
         }
         return true;
+    }
+    // The deadline's timeout_error from the completion's zero wait, with the time of the whole
+    // co_await. Built on events, it lists the incomplete PEs, and the advice about operations in
+    // flight applies; a completion of the program's own (pending() empty) gets neither an empty
+    // list nor that advice, but keeps the description its own wait gave.
+    static std::exception_ptr rewrap(const timeout_error &e, std::chrono::nanoseconds elapsed, const char *routine) {
+        if (!e.pending().empty())
+            return std::make_exception_ptr(
+                timeout_error(std::vector<pe_progress>(e.pending().begin(), e.pending().end()), elapsed,
+                              std::string("ushmem: ") + routine + " on PE " + std::to_string(shmem_my_pe()) +
+                                  ": operations not complete before the deadline",
+                              timeout_remedy()));
+        std::string said = e.description();
+        if (said.rfind("ushmem: ", 0) == 0) said.erase(0, 8);
+        return std::make_exception_ptr(
+            timeout_error(shmem_my_pe(), elapsed,
+                          std::string("ushmem: ") + routine + ": the awaited completion was not complete before the deadline" +
+                              (said.empty() ? std::string() : "; its wait reported: " + said)));
     }
     CRef c_;
     wait_limit limit_;
@@ -179,10 +235,17 @@ inline auto within(C &&c, wait_limit limit) {
 }
 
 // co_await yield_now(): lets the driver poll and resume the other tasks, then goes on (outside a
-// driver: goes on at once).
+// driver: goes on at once). A round in which nothing else was ready is an idle turn of a polling
+// loop: it progresses the library and gives the CPU away (every time on a node with more PEs
+// than CPUs, else every 16th turn; see detail::idle_turn), outside a driver too.
 struct yield_now {
-    bool await_ready() const noexcept { return detail::scheduler::current() == nullptr; }
-    void await_suspend(std::coroutine_handle<> h) const { detail::scheduler::current()->ready(h); }
+    bool await_ready() const {
+        if (detail::scheduler::current() != nullptr) return false;
+        thread_local unsigned spins = 0;
+        detail::idle_turn(++spins);
+        return true;
+    }
+    void await_suspend(std::coroutine_handle<> h) const { detail::scheduler::current()->yielded(h); }
     void await_resume() const noexcept {}
 };
 
@@ -237,7 +300,7 @@ public:
     bool done() const noexcept { return !h_ || h_.done(); }
     // The result of a finished task (rethrows its exception).
     T get() {
-        if (!h_ || !h_.done()) detail::throw_invalid("task::get: the task has not finished");
+        if (!h_ || !h_.done()) detail::throw_invalid("task::get", "the task has not finished");
         if (h_.promise().error) std::rethrow_exception(h_.promise().error);
         if constexpr (!std::is_void_v<T>) return std::move(*h_.promise().value);
     }
@@ -281,7 +344,7 @@ template <class... Ts> inline void run(task<Ts> &...ts) {
     (ts.start(), ...);
     while (!(ts.done() && ...))
         if (!s.step())
-            detail::throw_invalid("run: a task is suspended on something other than a ushmem completion, "
+            detail::throw_invalid("run", "a task is suspended on something other than a ushmem completion, "
                                   "yield_now() or another task");
 }
 // Runs one task to its end and returns its result (rethrows its exception).

@@ -120,18 +120,18 @@ private:
     }
     void check_index(std::size_t i, const char *what) const {
         if (i >= n_) [[unlikely]]
-            detail::throw_invalid(std::string("dist_array::") + what + ": index " + std::to_string(i) +
+            detail::throw_invalid(std::string("dist_array::") + what, "index " + std::to_string(i) +
                                   " beyond size " + std::to_string(n_));
         if (pes_.empty()) [[unlikely]]
-            detail::throw_invalid(std::string("dist_array::") + what + ": PE " + std::to_string(shmem_my_pe()) +
-                                  " is not a member of the array's team; only members address it by index");
+            detail::throw_invalid(std::string("dist_array::") + what, "this PE is not a member of the array's team; only members "
+                                                                        "address it by index");
     }
     // Calls piece(pe, local offset, count, offset in the caller's buffer) per owner of
     // [first, first + count).
     template <class Piece> void split(std::size_t first, std::size_t count, const char *what, Piece piece) const {
         if (count == 0) return;
         if (first > n_ || count > n_ - first) [[unlikely]]
-            detail::throw_invalid(std::string("dist_array::") + what + ": range [" + std::to_string(first) + ", +" +
+            detail::throw_invalid(std::string("dist_array::") + what, "range [" + std::to_string(first) + ", +" +
                                   std::to_string(count) + ") beyond size " + std::to_string(n_));
         check_index(first, what);
         for (std::size_t done = 0; done < count;) {

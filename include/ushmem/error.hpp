@@ -1,12 +1,14 @@
 // ushmem C++ API: error types. Every error is a ushmem::error (a std::system_error whose code is
-// in ushmem::error_category()). Bad input is detected in the C++ layer and thrown at the call,
-// before the C layer (which ends the job on bad input) is reached.
+// in ushmem::error_category()); what() is exactly the message (routine, PE, reason), without the
+// ": <category message>" suffix std::system_error appends. Bad input is detected in the C++
+// layer and thrown at the call, before the C layer (which ends the job on bad input) is reached.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -47,7 +49,15 @@ inline std::error_code make_error_code(errc e) noexcept { return {int(e), error_
 
 class error : public std::system_error {
 public:
-    error(errc e, const std::string &what) : std::system_error(make_error_code(e), what) {}
+    error(errc e, const std::string &what) : std::system_error(make_error_code(e), what), msg_(what) {}
+    // The message alone: std::system_error's what() would end in ": invalid argument" (the
+    // category's text), which repeats what the message says; code() still carries the errc.
+    const char *what() const noexcept override { return msg_.what(); }
+
+private:
+    // (A std::runtime_error holds its text in a reference-counted string: copying the exception,
+    // which a throw may do, cannot throw.)
+    std::runtime_error msg_;
 };
 
 namespace detail {
@@ -110,14 +120,19 @@ class timeout_error : public error {
 public:
     timeout_error(int pe, std::chrono::nanoseconds elapsed, const std::string &what)
         : error(errc::timeout, what + " (PE " + std::to_string(pe) + ", after " + ms(elapsed) + ")"),
-          pe_(pe), elapsed_(elapsed) {}
-    // what() is `what`, the time and the PE list, then `remedy`. `pending` must not be empty.
+          pe_(pe), elapsed_(elapsed), description_(what) {}
+    // what() is `what`, the time and the PE list, then `remedy`. (An empty `pending` leaves the list
+    // out rather than printing "; )".)
     timeout_error(std::vector<pe_progress> pending, std::chrono::nanoseconds elapsed, const std::string &what,
                   const std::string &remedy = {})
-        : error(errc::timeout, what + " (after " + ms(elapsed) + "; " + list(pending) + ")" +
+        : error(errc::timeout, what + " (after " + ms(elapsed) + (pending.empty() ? "" : "; " + list(pending)) + ")" +
                                    (remedy.empty() ? "" : ". " + remedy)),
-          pe_(pending.empty() ? -1 : pending.front().pe), elapsed_(elapsed), pending_(std::move(pending)) {}
+          pe_(pending.empty() ? -1 : pending.front().pe), elapsed_(elapsed), pending_(std::move(pending)),
+          description_(what) {}
     int pe() const noexcept { return pe_; }
+    // What the call waited for, as given to the constructor: what() without the time, the PE list
+    // and the advice (co_await within rewraps a completion's timeout with it).
+    const char *description() const noexcept { return description_.what(); }
     std::chrono::nanoseconds elapsed() const noexcept { return elapsed_; }
     std::span<const pe_progress> pending() const noexcept { return pending_; }
 
@@ -142,6 +157,7 @@ private:
     int pe_;
     std::chrono::nanoseconds elapsed_;
     std::vector<pe_progress> pending_;
+    std::runtime_error description_;  // (reference-counted: nothrow copy, as msg_)
 };
 
 class transport_error : public error {

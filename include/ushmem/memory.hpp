@@ -18,6 +18,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -36,16 +37,24 @@ inline int npes() {
     return n;
 }
 
+// " on PE <n>", the calling PE for a message; empty before shmem_init and after shmem_finalize,
+// when the C layer has no PE to give (and ends the job if asked).
+inline std::string on_pe() {
+    int on = 0;
+    shmem_query_initialized(&on);
+    return on ? " on PE " + std::to_string(shmem_my_pe()) : std::string();
+}
+// invalid_argument "ushmem: <routine> on PE <me>: <detail>": with several PEs failing the same
+// call, each message says which PE it comes from.
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_invalid(std::string_view routine, const std::string &detail) {
+    throw invalid_argument("ushmem: " + std::string(routine) + on_pe() + ": " + detail);
+}
 [[noreturn, gnu::noinline, gnu::cold]] inline void throw_bad_pe(int pe, const char *what) {
-    throw invalid_argument(std::string("ushmem: ") + what + ": PE " + std::to_string(pe) +
-                           " is out of range [0, " + std::to_string(npes()) + ")");
+    throw_invalid(what, "PE " + std::to_string(pe) + " is out of range [0, " + std::to_string(npes()) + ")");
 }
 [[gnu::always_inline]] inline void check_pe(int pe, const char *what) {
     if (unsigned(pe) >= unsigned(npes())) [[unlikely]]
         throw_bad_pe(pe, what);
-}
-[[noreturn, gnu::noinline, gnu::cold]] inline void throw_invalid(const std::string &msg) {
-    throw invalid_argument("ushmem: " + msg);
 }
 // The library's message for the last failure it reported on this thread (shmemx_last_error),
 // without the routine and PE it starts with ("shmem_malloc (PE 0 of 2): ").
@@ -121,7 +130,20 @@ inline void poll_until(clock::time_point start, std::chrono::nanoseconds limit, 
 }
 
 inline void check_coll(int rc, const char *what) {
-    if (rc != 0) throw transport_error(std::string("ushmem: ") + what + " failed");
+    if (rc != 0) [[unlikely]]
+        throw transport_error(std::string("ushmem: ") + what + on_pe() + " failed (the C routine returned " +
+                              std::to_string(rc) + ")");
+}
+// A PE outside a team holds SHMEM_TEAM_INVALID for it (what a split gives the PEs outside the new
+// team, and a default-constructed team): the C collectives would only return nonzero, so the
+// C++ layer says what is wrong, as a usage error, before reaching them.
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_not_member(const char *what) {
+    throw_invalid(what, "this PE is not a member of this team (a split gives the PEs outside the new "
+                        "team an invalid team: test team::valid() before using it)");
+}
+[[gnu::always_inline]] inline void check_member(shmem_team_t h, const char *what) {
+    if (h == SHMEM_TEAM_INVALID) [[unlikely]]
+        throw_not_member(what);
 }
 
 // Teams on which a bounded collective gave up on this PE: their collective state is undefined (other
@@ -177,6 +199,7 @@ inline void forget_unusable() {
 template <class Call>
 inline void run_coll(shmem_team_t team, const char *what, wait_limit limit, Call call,
                      clock::time_point start = clock::now()) {
+    check_member(team, what);
     check_usable(team, what);
     if (!limit.bounded()) [[likely]]
         return check_coll(call(), what);
@@ -247,7 +270,7 @@ public:
     // Validates: `p` symmetric, aligned for T, pe in range. Throws invalid_argument.
     sym_ptr(T *p, int pe) : p_(p), pe_(pe) {
         auto why = detail::why_invalid(p, sizeof(T), alignof(T), pe);
-        if (!why.empty()) detail::throw_invalid("sym_ptr: " + why);
+        if (!why.empty()) detail::throw_invalid("sym_ptr", why);
     }
     sym_ptr(detail::unchecked_t, T *p, int pe) noexcept : p_(p), pe_(pe) {}
 
@@ -284,7 +307,7 @@ public:
     // Validates the whole range; throws invalid_argument.
     sym_span(T *p, std::size_t n, int pe) : p_(p), n_(n), pe_(pe) {
         auto why = detail::why_invalid(p, n * sizeof(T), alignof(T), pe);
-        if (!why.empty()) detail::throw_invalid("sym_span: " + why);
+        if (!why.empty()) detail::throw_invalid("sym_span", why);
     }
     sym_span(detail::unchecked_t, T *p, std::size_t n, int pe) noexcept : p_(p), n_(n), pe_(pe) {}
 
@@ -296,17 +319,17 @@ public:
 
     sym_span subspan(std::size_t offset, std::size_t count = std::size_t(-1)) const {
         if (offset > n_) [[unlikely]]
-            detail::throw_invalid("sym_span::subspan: offset " + std::to_string(offset) +
+            detail::throw_invalid("sym_span::subspan", "offset " + std::to_string(offset) +
                                   " beyond size " + std::to_string(n_));
         if (count == std::size_t(-1)) count = n_ - offset;
         if (count > n_ - offset) [[unlikely]]
-            detail::throw_invalid("sym_span::subspan: [" + std::to_string(offset) + ", +" +
+            detail::throw_invalid("sym_span::subspan", "[" + std::to_string(offset) + ", +" +
                                   std::to_string(count) + ") beyond size " + std::to_string(n_));
         return {detail::unchecked, p_ + offset, count, pe_};
     }
     sym_ptr<T> operator[](std::size_t i) const {
         if (i >= n_) [[unlikely]]
-            detail::throw_invalid("sym_span: index " + std::to_string(i) + " beyond size " +
+            detail::throw_invalid("sym_span", "index " + std::to_string(i) + " beyond size " +
                                   std::to_string(n_));
         return {detail::unchecked, p_ + i, pe_};
     }
@@ -351,7 +374,7 @@ public:
     symmetric(std::size_t n, uninitialized_t, wait_limit limit = {})
         : n_(n), uncaught_(std::uncaught_exceptions()) {
         if (n > SIZE_MAX / sizeof(T))
-            detail::throw_invalid("symmetric: " + std::to_string(n) + " elements overflow size_t");
+            detail::throw_invalid("symmetric", std::to_string(n) + " elements overflow size_t");
         if (limit.bounded()) detail::arrive_all(SHMEM_TEAM_WORLD, "symmetric allocation", limit);
         else detail::check_usable(SHMEM_TEAM_WORLD, "symmetric allocation");
         std::size_t bytes = n * sizeof(T);
@@ -390,7 +413,7 @@ public:
     sym_ptr<T> at(std::size_t i, int pe) const {
         detail::check_pe(pe, "symmetric::at");
         if (i >= n_) [[unlikely]]
-            detail::throw_invalid("symmetric::at: index " + std::to_string(i) + " beyond size " +
+            detail::throw_invalid("symmetric::at", "index " + std::to_string(i) + " beyond size " +
                                   std::to_string(n_));
         return {detail::unchecked, p_ + i, pe};
     }

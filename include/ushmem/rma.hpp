@@ -202,7 +202,9 @@ private:
 // returns it without waiting, once the event is known complete (test() true, or after a wait).
 // Destroyed before it was known complete (a timed-out get, an event never waited), the event
 // tests its operation once: complete, the slot is freed; still in flight, the slot is leaked, so
-// that the late reply writes into nothing live.
+// that the late reply writes into nothing live. A moved-from event owns no operation and no slot:
+// wait(), test(), get() and value() on it throw invalid_argument ("moved-from event") rather than
+// report a completion it does not have (its pe() and completion() still describe the operation).
 template <class T> class [[nodiscard]] value_event {
 public:
     using value_type = T;
@@ -234,24 +236,40 @@ public:
     // The completion it waits on (a per-PE quiet of the target).
     const event &completion() const noexcept { return ev_; }
     void wait() const {
+        check_owned("value_event::wait");
         ev_.wait();
         done_ = true;
     }
     bool test() const {
+        check_owned("value_event::test");
         if (!done_ && ev_.test()) done_ = true;
         return done_;
     }
     T get() const {
-        wait();
+        check_owned("value_event::get");
+        ev_.wait();
+        done_ = true;
         return *slot_;
     }
     // A completion that runs f(value) once this one is complete (compose.hpp); moves the event.
     template <class F> then_event<value_event, std::decay_t<F>> then(F &&f) &&;
+    // On an lvalue: then() takes the event over, which must be said with std::move (a copy of the
+    // slot the reply lands in cannot be made). Without this overload the compiler reports only
+    // that the && overload "discards qualifiers".
+    template <class F> then_event<value_event, std::decay_t<F>> then(F &&) const & {
+        static_assert(sizeof(F) == 0, "ushmem: value_event::then moves the event (its value slot is not "
+                                      "copyable): write std::move(e).then(f)");
+        std::terminate();
+    }
     // The fetched value; the event must be complete (test() returned true, or a wait returned).
-    const T &value() const noexcept { return *slot_; }
+    const T &value() const {
+        check_owned("value_event::value");
+        return *slot_;
+    }
     // timeout_error (naming the PE) when not complete within `limit`. The operation then stays
     // in flight; the event may be waited again, or dropped (see above).
     void wait(wait_limit limit, const char *routine = "value_event::wait") const {
+        check_owned(routine);
         ev_.wait(limit, routine);
         done_ = true;
     }
@@ -261,6 +279,13 @@ public:
     }
 
 private:
+    // A moved-from event has no slot: reading it would dereference null, and its event (a copy of
+    // the moved one's) would report the operation complete although this object no longer owns it.
+    void check_owned(const char *routine) const {
+        if (slot_ == nullptr) [[unlikely]]
+            detail::throw_invalid(routine, "moved-from event (it owns no operation; use the value_event it was "
+                                           "moved into)");
+    }
     void release() noexcept {
         if (slot_ == nullptr) return;
         if (done_ || (running() && ev_.test())) detail::slot_cache<T>::give(slot_);
@@ -286,7 +311,7 @@ private:
 namespace detail {
 template <class T> inline void check_fits(std::size_t have, std::size_t need, const char *what) {
     if (need > have) [[unlikely]]
-        throw_invalid(std::string(what) + ": " + std::to_string(need) + " elements into " +
+        throw_invalid(what, std::to_string(need) + " elements into " +
                       std::to_string(have));
 }
 } // namespace detail
@@ -362,9 +387,9 @@ USHMEM_RMA_SIZES(USHMEM_CXX_SIZED, _)
 // n elements at `stride` must fit in `have`.
 inline void check_strided(std::size_t have, std::ptrdiff_t stride, std::size_t n, const char *what) {
     if (stride < 1) [[unlikely]]
-        throw_invalid(std::string(what) + ": stride " + std::to_string(stride) + " must be >= 1");
+        throw_invalid(what, "stride " + std::to_string(stride) + " must be >= 1");
     if (n != 0 && (n - 1) * std::size_t(stride) + 1 > have) [[unlikely]]
-        throw_invalid(std::string(what) + ": " + std::to_string(n) + " elements at stride " +
+        throw_invalid(what, std::to_string(n) + " elements at stride " +
                       std::to_string(stride) + " need " +
                       std::to_string((n - 1) * std::size_t(stride) + 1) + " elements, the span has " +
                       std::to_string(have));
@@ -395,7 +420,7 @@ inline event put_signal_async(sym_span<T> dst, std::type_identity_t<std::span<co
                               signal_op op = signal_op::set, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "put_signal_async");
     if (sig.pe() != dst.pe()) [[unlikely]]
-        detail::throw_invalid("put_signal_async: signal on PE " + std::to_string(sig.pe()) +
+        detail::throw_invalid("put_signal_async", "signal on PE " + std::to_string(sig.pe()) +
                               ", data to PE " + std::to_string(dst.pe()));
     USHMEM_CXX_CALL2(shmem_putmem_signal_nbi, shmem_ctx_putmem_signal_nbi, dst.data(), src.data(), src.size_bytes(), sig.address(),
                                 value, int(op), dst.pe());
@@ -407,7 +432,7 @@ inline void put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>>
                        signal_op op = signal_op::set, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
     detail::check_fits<T>(dst.size(), src.size(), "put_signal");
     if (sig.pe() != dst.pe()) [[unlikely]]
-        detail::throw_invalid("put_signal: signal on PE " + std::to_string(sig.pe()) +
+        detail::throw_invalid("put_signal", "signal on PE " + std::to_string(sig.pe()) +
                               ", data to PE " + std::to_string(dst.pe()));
     USHMEM_CXX_CALL2(shmem_putmem_signal, shmem_ctx_putmem_signal, dst.data(), src.data(), src.size_bytes(), sig.address(), value,
                             int(op), dst.pe());
@@ -417,45 +442,51 @@ inline void put_signal(sym_span<T> dst, std::type_identity_t<std::span<const T>>
 // T must be in the specification's AMO tables (static_assert otherwise); the C routine is chosen
 // by overload on T (the C++ overloads of <shmem.h>, generated from the same tables).
 
-#define USHMEM_CXX_REQUIRE(PRED, WHAT) \
-    static_assert(PRED<T>, "ushmem: " WHAT " is not supported for this type (see the AMO type tables)")
+// The body follows the macro as the `else` of an `if constexpr`: for a type the table refuses,
+// the static_assert is the one diagnostic; the C call is discarded rather than tried against every
+// overload of <shmem.h> (which printed some 450 lines of candidates after the message), and
+// std::terminate (noreturn, never reached: the build has failed) keeps -Wreturn-type quiet.
+#define USHMEM_CXX_REQUIRE(PRED, WHAT)                                                              \
+    static_assert(PRED<T>, "ushmem: " WHAT " is not supported for this type (see the AMO type tables)"); \
+    if constexpr (!PRED<T>) std::terminate();                                                       \
+    else
 
 template <class T> inline T load(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic load (fetch)");
+    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic load (fetch)")
     return USHMEM_CXX_CALL(shmem_atomic_fetch, static_cast<const T *>(p.address()), p.pe());
 }
 template <class T>
 inline void store(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic store (set)");
+    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic store (set)")
     USHMEM_CXX_CALL(shmem_atomic_set, p.address(), v, p.pe());
 }
 template <class T>
 inline T swap(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
+    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap")
     return USHMEM_CXX_CALL(shmem_atomic_swap, p.address(), v, p.pe());
 }
 template <class T>
 inline T compare_swap(sym_ptr<T> p, value_of<T> cond, value_of<T> v,
                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap")
     return USHMEM_CXX_CALL(shmem_atomic_compare_swap, p.address(), cond, v, p.pe());
 }
 template <class T>
 inline T fetch_add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add")
     return USHMEM_CXX_CALL(shmem_atomic_fetch_add, p.address(), v, p.pe());
 }
 template <class T>
 inline void add(sym_ptr<T> p, value_of<T> v, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic add");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic add")
     USHMEM_CXX_CALL(shmem_atomic_add, p.address(), v, p.pe());
 }
 template <class T> inline T fetch_inc(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_inc");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_inc")
     return USHMEM_CXX_CALL(shmem_atomic_fetch_inc, p.address(), p.pe());
 }
 template <class T> inline void inc(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic inc");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic inc")
     USHMEM_CXX_CALL(shmem_atomic_inc, p.address(), p.pe());
 }
 
@@ -463,19 +494,19 @@ template <class T> inline void inc(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEF
     template <class T>                                                                          \
     inline T fetch_##OP(sym_ptr<T> p, value_of<T> v,                                \
                         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                                  \
-        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
+        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP)                              \
         return USHMEM_CXX_CALL(shmem_atomic_fetch_##OP, p.address(), v, p.pe());                            \
     }                                                                                           \
     template <class T>                                                                          \
     inline void atomic_##OP(sym_ptr<T> p, value_of<T> v,                            \
                             shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {                              \
-        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic " #OP);                                    \
+        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic " #OP)                                    \
         USHMEM_CXX_CALL(shmem_atomic_##OP, p.address(), v, p.pe());                                         \
     }                                                                                           \
     template <class T>                                                                          \
     inline value_event<T> fetch_##OP##_async(sym_ptr<T> p, value_of<T> v,           \
                                              shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {             \
-        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP);                              \
+        USHMEM_CXX_REQUIRE(amo_bitwise_type, "atomic fetch_" #OP)                              \
         return value_event<T>(ctx, p.pe(), [&](T *f) {                                          \
             USHMEM_CXX_CALL(shmem_atomic_fetch_##OP##_nbi, f, p.address(), v, p.pe());                      \
         });                                                                                     \
@@ -487,7 +518,7 @@ USHMEM_CXX_BITWISE(xor)
 
 // Asynchronous fetching atomics: the fetched value is read with value_event::get().
 template <class T> inline value_event<T> load_async(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic load (fetch)");
+    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic load (fetch)")
     return value_event<T>(ctx, p.pe(), [&](T *f) {
         USHMEM_CXX_CALL(shmem_atomic_fetch_nbi, f, static_cast<const T *>(p.address()), p.pe());
     });
@@ -495,7 +526,7 @@ template <class T> inline value_event<T> load_async(sym_ptr<T> p, shmem_ctx_t ct
 template <class T>
 inline value_event<T> swap_async(sym_ptr<T> p, value_of<T> v,
                                  shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap");
+    USHMEM_CXX_REQUIRE(amo_ext_type, "atomic swap")
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_swap_nbi, f, p.address(), v, p.pe()); });
 }
@@ -503,7 +534,7 @@ template <class T>
 inline value_event<T> compare_swap_async(sym_ptr<T> p, value_of<T> cond,
                                          value_of<T> v,
                                          shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic compare_swap")
     return value_event<T>(ctx, p.pe(), [&](T *f) {
         USHMEM_CXX_CALL(shmem_atomic_compare_swap_nbi, f, p.address(), cond, v, p.pe());
     });
@@ -511,12 +542,12 @@ inline value_event<T> compare_swap_async(sym_ptr<T> p, value_of<T> cond,
 template <class T>
 inline value_event<T> fetch_add_async(sym_ptr<T> p, value_of<T> v,
                                       shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_add")
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_fetch_add_nbi, f, p.address(), v, p.pe()); });
 }
 template <class T> inline value_event<T> fetch_inc_async(sym_ptr<T> p, shmem_ctx_t ctx = SHMEM_CTX_DEFAULT) {
-    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_inc");
+    USHMEM_CXX_REQUIRE(amo_std_type, "atomic fetch_inc")
     return value_event<T>(ctx, p.pe(),
                           [&](T *f) { USHMEM_CXX_CALL(shmem_atomic_fetch_inc_nbi, f, p.address(), p.pe()); });
 }
@@ -717,7 +748,7 @@ template <class T, class... A>
 inline void wait_until(const symmetric<T> &s, std::size_t i, cmp c, std::type_identity_t<T> value,
                        A... timeout) {
     if (i >= s.size()) [[unlikely]]
-        detail::throw_invalid("wait_until: index " + std::to_string(i) + " beyond size " +
+        detail::throw_invalid("wait_until", "index " + std::to_string(i) + " beyond size " +
                               std::to_string(s.size()));
     wait_until(s[i], c, value, timeout...);
 }

@@ -39,6 +39,10 @@ public:
     // False once a bounded collective on this team timed out on this PE.
     bool usable() const { return !detail::team_unusable(h_); }
     shmem_team_t handle() const noexcept { return h_; }
+    // This PE's number in the team and the team's size; -1 on a PE that is not a member (an invalid
+    // team, valid() false), as shmem_team_my_pe/shmem_team_n_pes return: the test for membership
+    // that C programs use, and that code ported from them keeps. The collectives and splits, which
+    // cannot do anything sensible there, throw invalid_argument naming the routine and the PE.
     int my_pe() const { return shmem_team_my_pe(h_); }
     int n_pes() const { return shmem_team_n_pes(h_); }
     // This team's PE `pe` in `other`'s numbering; std::nullopt when it is not a member of `other`
@@ -59,7 +63,7 @@ public:
             // The library's reason (every PE of this team keeps it): an invalid triplet, for which
             // every PE throws invalid_argument, or no free team slot (transport_error).
             const std::string what = "ushmem: team split_strided(" + std::to_string(start) + ", " +
-                                     std::to_string(stride) + ", " + std::to_string(size) + ") failed: " +
+                                     std::to_string(stride) + ", " + std::to_string(size) + ")" + detail::on_pe() + " failed: " +
                                      detail::last_error();
             const long long last = (long long)start + (long long)stride * (size - 1), n = n_pes();
             if (size <= 0 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size > 1))
@@ -75,7 +79,8 @@ public:
         shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
         if (shmem_team_split_2d(h_, xrange, nullptr, 0, &x, nullptr, 0, &y) != 0) {
             const std::string what =
-                "ushmem: team split_2d(" + std::to_string(xrange) + ") failed: " + detail::last_error();
+                "ushmem: team split_2d(" + std::to_string(xrange) + ")" + detail::on_pe() + " failed: " +
+                detail::last_error();
             if (xrange <= 0) throw invalid_argument(what);
             throw transport_error(what);
         }
@@ -89,6 +94,7 @@ public:
 
 private:
     void before_split(const char *what, wait_limit limit) const {
+        detail::check_member(h_, what);
         if (limit.bounded()) detail::arrive_all(h_, what, limit);
         else detail::check_usable(h_, what);
     }
@@ -121,11 +127,12 @@ class context {
 public:
     explicit context(long options = 0) {
         if (shmem_ctx_create(options, &h_) != 0)
-            throw transport_error("ushmem: shmem_ctx_create failed (out of contexts?)");
+            throw transport_error("ushmem: shmem_ctx_create" + detail::on_pe() + " failed (out of contexts?)");
     }
     context(const team &t, long options) {
+        detail::check_member(t.handle(), "context (of a team)");
         if (shmem_team_create_ctx(t.handle(), options, &h_) != 0)
-            throw transport_error("ushmem: shmem_team_create_ctx failed");
+            throw transport_error("ushmem: shmem_team_create_ctx" + detail::on_pe() + " failed (out of contexts?)");
     }
     context(const context &) = delete;
     context &operator=(const context &) = delete;
@@ -150,7 +157,7 @@ private:
 namespace detail {
 inline void check_local_sym(const void *p, std::size_t bytes, const char *what) {
     std::string why = why_invalid(p, bytes ? bytes : 1, 1, shmem_my_pe());
-    if (!why.empty()) throw_invalid(std::string(what) + ": " + why);
+    if (!why.empty()) throw_invalid(what, why);
 }
 } // namespace detail
 
@@ -160,11 +167,12 @@ inline void check_local_sym(const void *p, std::size_t bytes, const char *what) 
 template <class T>
 inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src, int root,
                       wait_limit limit = {}) {
+    detail::check_member(t.handle(), "broadcast");  // (before n_pes(), -1 outside the team)
     detail::check_fits<T>(dest.size(), src.size(), "broadcast");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "broadcast dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "broadcast source");
     if (unsigned(root) >= unsigned(t.n_pes()))
-        detail::throw_invalid("broadcast: root " + std::to_string(root) + " is not a PE of the team (0 to " +
+        detail::throw_invalid("broadcast", "root " + std::to_string(root) + " is not a PE of the team (0 to " +
                               std::to_string(t.n_pes() - 1) + ")");
     detail::run_coll(t.handle(), "broadcast", limit, [&] {
         return shmem_broadcastmem(t.handle(), dest.data(), src.data(), src.size_bytes(), root);
@@ -174,6 +182,7 @@ inline void broadcast(const team &t, std::span<T> dest, std::type_identity_t<std
 template <class T>
 inline void fcollect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                      wait_limit limit = {}) {
+    detail::check_member(t.handle(), "fcollect");  // (before n_pes(), -1 outside the team)
     detail::check_fits<T>(dest.size(), src.size() * std::size_t(t.n_pes()), "fcollect");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "fcollect dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "fcollect source");
@@ -187,6 +196,7 @@ inline void fcollect(const team &t, std::span<T> dest, std::type_identity_t<std:
 template <class T>
 inline void collect(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                     wait_limit limit = {}) {
+    detail::check_member(t.handle(), "collect");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "collect dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "collect source");
     detail::run_coll(t.handle(), "collect", limit, [&] {
@@ -197,6 +207,7 @@ inline void collect(const team &t, std::span<T> dest, std::type_identity_t<std::
 template <class T>
 inline void alltoall(const team &t, std::span<T> dest, std::type_identity_t<std::span<const T>> src,
                      std::size_t per_pe, wait_limit limit = {}) {
+    detail::check_member(t.handle(), "alltoall");  // (before n_pes(), -1 outside the team)
     std::size_t total = per_pe * std::size_t(t.n_pes());
     detail::check_fits<T>(dest.size(), total, "alltoall dest");
     detail::check_fits<T>(src.size(), total, "alltoall source");
@@ -213,6 +224,7 @@ template <class T>
 inline void alltoalls(const team &t, std::span<T> dest, std::ptrdiff_t dst_stride,
                       std::type_identity_t<std::span<const T>> src, std::ptrdiff_t src_stride,
                       std::size_t per_pe, wait_limit limit = {}) {
+    detail::check_member(t.handle(), "alltoalls");  // (before n_pes(), -1 outside the team)
     const std::size_t total = per_pe * std::size_t(t.n_pes());
     detail::check_strided(dest.size(), dst_stride, total, "alltoalls dest");
     detail::check_strided(src.size(), src_stride, total, "alltoalls source");
@@ -238,6 +250,7 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
                               "element type (reduce_bitwise_type<T>; not float or double)");
     static_assert(minmax_ok, "ushmem: reduce<min/max> is not supported for this element type (reduce_minmax_type<T>)");
     static_assert(arith_ok, "ushmem: reduce<sum/prod> is not supported for this element type (reduce_arith_type<T>)");
+    detail::check_member(t.handle(), "reduce");
     detail::check_fits<T>(dest.size(), src.size(), "reduce");
     detail::check_local_sym(dest.data(), dest.size_bytes(), "reduce dest");
     detail::check_local_sym(src.data(), src.size_bytes(), "reduce source");
@@ -265,6 +278,7 @@ inline void sum_scan(const team &t, std::span<T> dest, std::type_identity_t<std:
                      wait_limit limit) {
     static_assert(reduce_arith_type<T>, "ushmem: sum_inscan/sum_exscan is not supported for this element type (reduce_arith_type<T>)");
     const char *what = Inclusive ? "sum_inscan" : "sum_exscan";
+    detail::check_member(t.handle(), what);
     detail::check_fits<T>(dest.size(), src.size(), what);
     detail::check_local_sym(dest.data(), dest.size_bytes(), what);
     detail::check_local_sym(src.data(), src.size_bytes(), what);

@@ -27,10 +27,10 @@ inline void check_wait_args(std::span<T> ivars, std::span<const int> status, std
     static_assert(p2p_type<T>, "ushmem: wait_until_all/any/some are not supported for this type (p2p_type<T>)");
     check_local_sym(ivars.data(), ivars.size_bytes(), what);
     if (!status.empty() && status.size() != ivars.size()) [[unlikely]]
-        throw_invalid(std::string(what) + ": status has " + std::to_string(status.size()) + " entries for " +
+        throw_invalid(what, "status has " + std::to_string(status.size()) + " entries for " +
                       std::to_string(ivars.size()) + " variables");
     if (values != std::size_t(-1) && values != ivars.size()) [[unlikely]]
-        throw_invalid(std::string(what) + ": " + std::to_string(values) + " values for " +
+        throw_invalid(what, std::to_string(values) + " values for " +
                       std::to_string(ivars.size()) + " variables");
 }
 // How many included variables satisfy the condition now (for the timeout message).
