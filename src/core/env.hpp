@@ -22,49 +22,23 @@ struct env_var {
 // The table, in definition order.
 const std::vector<env_var> &env_table();
 
+// The C++ type of each kind's value.
+template <env_kind K> struct env_value;
+template <> struct env_value<env_kind::size> { using type = std::size_t; };
+template <> struct env_value<env_kind::boolean> { using type = bool; };
+template <> struct env_value<env_kind::integer> { using type = long; };
+template <> struct env_value<env_kind::seconds> { using type = double; };
+template <> struct env_value<env_kind::choice> { using type = std::string; };
+template <> struct env_value<env_kind::string> { using type = std::string; };
+
+// What the user set (or the default), one field per row of env_defs.h, generated from it: the
+// table is the only place a setting, its kind and its default are written. Filled by
+// load_settings and not changed afterwards; what init derives from a setting (e.g. that bulk
+// transfers cannot run here) lives with its owner, so that SHMEM_INFO can show both.
 struct settings {
-    std::size_t symmetric_size = 0;
-    bool debug = false;
-    bool info = false;
-    bool version = false;
-    bool direct = true;
-    bool ctx_workers = true;
-    bool peer_failure = true;
-    std::string progress_thread;
-    std::string signal_messages;
-    bool acked_messages = true;
-    std::size_t put_pack = 4096;
-    long put_pack_pes = 8;
-    double put_pack_hold = 0.001;
-    bool put_pack_blocking = false;
-    long inflight_msgs = 4096;
-    std::size_t inflight_bytes = std::size_t(64) << 20;
-    std::size_t bulk_min = 512 * 1024;
-    std::string heap_address;
-    bool static_data = true;
-    bool hugepage_notice = true;
-    long quiet_ep_max = 16;
-    double wait_timeout = 0;
-    double progress_handoff = 0.0001;
-    std::string wait_policy;
-    std::string wait_spin;
-    double finalize_notice = 10;
-    bool stats = false;
-    std::string test_fault;  // USHMEM_TEST_FAULT: tests only
-    // Teams and collectives (core/team.cpp, core/coll/).
-    long max_teams = 64;
-    std::size_t team_scratch = 0;
-    std::size_t world_scratch = 0;
-    bool as_world_team = true;
-    long coll_flat_max = 16;
-    std::string barrier_algo;
-    std::string bcast_algo;
-    std::size_t bcast_tree_min = 0;
-    std::size_t bcast_chain_min = 0;
-    std::string reduce_algo;
-    std::size_t reduce_gather_max = 0;
-    std::string collect_algo;
-    std::string scan_algo;
+#define USHMEM_ENV(field, name, kind, def, lo, hi, desc) env_value<env_kind::kind>::type field{};
+#include "core/env_defs.h"
+#undef USHMEM_ENV
 };
 
 // Parsers, exposed for unit tests. Each returns false and sets `err` to what is wrong and what
@@ -83,7 +57,8 @@ bool load_settings(settings &out, std::string &err, const char *(*getenv_fn)(con
 std::string env_value_text(const env_var &v, const char *(*getenv_fn)(const char *) = nullptr);
 
 // The value in effect of a variable: its field of `s` as text ("4K", "0.001", "1"), for SHMEM_INFO
-// (init may adjust a field after load, e.g. USHMEM_BULK_MIN to 0 where bulk transfers cannot run).
+// (SHMEM_INFO passes settings_in_effect(): rt.cfg with what init derived, e.g. USHMEM_BULK_MIN 0
+// where bulk transfers cannot run).
 std::string setting_text(const settings &s, const env_var &v);
 
 // A variable's valid range as text: "1 to 64", "at least 1"; "" when it has none.

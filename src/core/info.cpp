@@ -153,10 +153,11 @@ std::string info_report(const char *routine, bool json, bool header) {
           << ", \"hwloc_api\": " << json_str(hex(HWLOC_API_VERSION)) << "}";
         o << ", \"settings\": [";
         bool first = true;
+        const settings in_effect = settings_in_effect();
         for (const env_var &v : env_table()) {
             o << (first ? "" : ", ") << "{\"name\": " << json_str(v.name) << ", \"type\": "
               << json_str(kind_name(v.kind)) << ", \"default\": " << json_str(v.default_value)
-              << ", \"value\": " << json_str(setting_text(rt.cfg, v)) << ", \"given\": "
+              << ", \"value\": " << json_str(setting_text(in_effect, v)) << ", \"given\": "
               << json_str(env_value_text(v)) << ", \"range\": " << json_str(env_range_text(v)) << ", \"set\": "
               << (std::getenv(v.name) ? "true" : "false") << ", \"description\": "
               << json_str(v.description) << "}";
@@ -194,9 +195,10 @@ std::string info_report(const char *routine, bool json, bool header) {
         if (std::strlen(USHMEM_BUILD_SANITIZE)) o << ", sanitizer " USHMEM_BUILD_SANITIZE;
         o << ", GCC-compatible compiler " __VERSION__ << ", UCX " << ucp_get_version_string()
           << ", hwloc API " << hex(HWLOC_API_VERSION) << "\n\nsettings:\n";
+        const settings in_effect = settings_in_effect();
         for (const env_var &v : env_table()) {
             std::snprintf(line, sizeof line, "  %-26s %-8s %-8s default %-8s %s\n", v.name,
-                          kind_name(v.kind), setting_text(rt.cfg, v).c_str(), v.default_value,
+                          kind_name(v.kind), setting_text(in_effect, v).c_str(), v.default_value,
                           std::getenv(v.name) ? "(set)" : "");
             o << line;
         }

@@ -189,8 +189,9 @@ void print_info() {
     if (rt.cfg.version) std::printf("ushmem 0.1.0 (OpenSHMEM 1.6)\n");
     if (!rt.cfg.info) return;
     std::printf("ushmem settings (SHMEM_INFO):\n");
+    const settings in_effect = settings_in_effect();
     for (const env_var &v : env_table())
-        std::printf("  %-24s = %-10s %s\n", v.name, setting_text(rt.cfg, v).c_str(), v.description);
+        std::printf("  %-24s = %-10s %s\n", v.name, setting_text(in_effect, v).c_str(), v.description);
     const segment &h = rt.seg[seg_heap];
     std::printf("  heap: %s at %#" PRIxPTR " on %s pages (%s address on every PE)\n",
                 format_bytes(h.size).c_str(), h.base, format_bytes(h.page_size).c_str(),
@@ -225,6 +226,13 @@ double now_seconds() {
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 } // namespace
+
+settings settings_in_effect() {
+    settings s = rt.cfg;
+    s.bulk_min = rt.bulk_min;
+    return s;
+}
+
 
 [[noreturn]] void fail_not_running(const char *routine) {
     if (rt.state == lib_state::finalized)
@@ -574,7 +582,8 @@ int init(const char *routine, const void *comm, int requested) {
     // collective's PEs waited for each other's answers in turn: 4 PEs on 2 cores over tcp, 1 MiB
     // alltoall 2.9 against 2.4-2.7 ms with the other paths (docs/architecture.md). Not there, then,
     // unless asked for; and never where UCX would not keep them in order.
-    if (!transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN"))) rt.cfg.bulk_min = 0;
+    rt.bulk_min =
+        !transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN")) ? 0 : rt.cfg.bulk_min;
     rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
     // The entry word (coll/frame.cpp) now names the last of team_init's own collectives, on

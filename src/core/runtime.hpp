@@ -220,7 +220,9 @@ struct runtime {
     // so the stored ones are the oldest: acks_done >= a count read after a message was sent means
     // that message is stored, whatever order the acknowledgements arrive in.
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
-    settings cfg;
+    settings cfg;  // as the user set them (load_settings); never changed after
+    // Derived at init from cfg where this machine or UCX allows less (settings_in_effect shows them):
+    std::size_t bulk_min = 0;  // USHMEM_BULK_MIN, or 0 where bulk messages cannot keep their order
     heap_allocator heap;
     std::size_t user_heap_offset = 0;  // the runtime's own symmetric area precedes user blocks
     std::uint64_t *barrier_flags = nullptr;  // in the runtime area: one counter per round
@@ -601,6 +603,8 @@ void fence(const char *routine, context &c);
 int init(const char *routine, const void *comm, int requested);
 void finalize(const char *routine);
 void barrier_all(const char *routine, bool with_quiet);
+// The settings as they act: rt.cfg with what init derived (rt.bulk_min), for SHMEM_INFO.
+settings settings_in_effect();
 // Local address through which `addr` on `pe` can be loaded/stored, or nullptr.
 void *direct_pointer(const void *addr, int pe);
 // Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
@@ -666,7 +670,7 @@ constexpr std::size_t signal_message_max = 64 * 1024;
 // from USHMEM_BULK_MIN; 0 at init where UCX would not keep them in order): signal_message then
 // returns once they are out of the caller's buffer, and its acknowledgement or the receiver's signal
 // comes once they are stored.
-inline bool bulk_size(std::size_t n) { return rt.cfg.bulk_min && n >= rt.cfg.bulk_min; }
+inline bool bulk_size(std::size_t n) { return rt.bulk_min && n >= rt.bulk_min; }
 
 // UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
 // answer the request needs (-1: several, e.g. a worker flush).
