@@ -167,7 +167,7 @@ void heap_sync(const char *routine, const heap_call &c) {
     if (rt.npes == 1) return;
     // Two words at a fixed place of the runtime area: min of the fingerprint and of its complement
     // (the max) in one reduction; equal everywhere iff min == max.
-    std::uint64_t *w = rt.barrier_flags + heap_check_word;
+    std::uint64_t *w = rt.runtime_words + heap_check_word;
     const std::uint64_t h = fingerprint(c);
     w[0] = h;
     w[1] = ~h;

@@ -30,11 +30,13 @@ namespace ushmem::core {
 runtime rt;
 
 namespace {
-// Symmetric bytes the runtime keeps for itself: the dissemination barrier's counters (8 bytes per
-// round from the start), the heap check's words (heap_check_word), the finalize mark (the last 8).
+// Symmetric bytes the runtime keeps for itself (rt.runtime_words points at them): the heap check's
+// words (heap_check_word), the wake area (wait.hpp), the collective entry word (coll_entry_word),
+// the finalize mark (the last 8). Words 0-127 are unused (a barrier that no longer exists had them;
+// the others keep their places).
 constexpr std::size_t runtime_area = 4096;
-static_assert(heap_check_word >= 32 && (heap_check_word + 4) * 8 <= runtime_area - 8,
-              "the heap check's words lie after the 32 barrier rounds and before the finalize mark");
+static_assert((heap_check_word + 4) * 8 <= wake_area_word * 8,
+              "the heap check's words lie before the wake area");
 static_assert(coll_entry_word >= wake_area_word + 8 && coll_entry_word * 8 < runtime_area - 8,
               "the collective entry word lies after the wake word's cache line, before the finalize mark");
 
@@ -468,41 +470,14 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     }
 }
 
-// Atomic add of 1 to a 64-bit counter in the runtime area of `pe`: the barrier's signal.
-static void signal_add(const char *routine, int pe, std::uint64_t *local_counter) {
-    std::size_t off = reinterpret_cast<std::uintptr_t>(local_counter) - rt.seg[seg_heap].base;
-    peer &p = target(routine, pe, seg_heap);
-    if (p.how[seg_heap] == route::direct) {
-        __atomic_fetch_add(reinterpret_cast<std::uint64_t *>(p.direct[seg_heap] + off), 1, __ATOMIC_RELEASE);
-        wake_peer(p);  // it may sleep in this very barrier (core/wait.hpp)
-        return;
-    }
-    ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK;
-    prm.datatype = ucp_dt_make_contig(8);
-    prm.cb.send = transport::nbi_completion;
-    std::uint64_t one = 1;
-    void *r = transport::atomic_nbx(transport::worker(), p.ep, UCP_ATOMIC_OP_ADD, &one, p.rbase[seg_heap] + off, p.rkey[seg_heap], &prm);
-    if (UCS_PTR_IS_ERR(r)) fatal(routine, "atomic add to PE %d failed: %s", pe, ucs_status_string(UCS_PTR_STATUS(r)));
-    rt.default_ctx.note_pending(pe);
-}
 
 void barrier_all(const char *routine, bool with_quiet) {
     if (with_quiet) quiet(routine, rt.default_ctx);
     if (rt.npes == 1) return;
-    if (team_world.slot >= 0) return world_sync(routine);  // the world team's barrier (core/coll/sync.cpp)
-    // Dissemination barrier over one-sided atomic adds: in round r, signal PE me+2^r and wait
-    // for the signal of PE me-2^r. Counters only grow, so nothing is reset between barriers.
-    const std::uint64_t epoch = ++rt.barrier_epoch;
-    int round = 0;
-    for (int dist = 1; dist < rt.npes; dist <<= 1, ++round) {
-        int to = (rt.me + dist) % rt.npes;
-        std::uint64_t *mine = rt.barrier_flags + round;
-        signal_add(routine, to, mine);
-        wait_for(routine, "the barrier (a PE has not reached it)", [mine, epoch] {
-            return __atomic_load_n(mine, __ATOMIC_ACQUIRE) >= epoch;
-        });
-    }
+    // The world team's barrier (core/coll/sync.cpp). The world team exists from init's team_init
+    // until finalize's last barrier, and nothing calls this outside that span.
+    if (USHMEM_UNLIKELY(team_world.slot < 0)) fatal(routine, "internal error: a barrier before the world team exists");
+    world_sync(routine);
 }
 
 int init(const char *routine, const void *comm, int requested) {
@@ -574,8 +549,8 @@ int init(const char *routine, const void *comm, int requested) {
     // The runtime's own symmetric area comes first, at the same offset on every PE.
     rt.heap.reset(rt.seg[seg_heap].size);
     std::size_t area = *rt.heap.allocate(runtime_area);
-    rt.barrier_flags = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
-    std::memset(rt.barrier_flags, 0, runtime_area);
+    rt.runtime_words = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
+    std::memset(rt.runtime_words, 0, runtime_area);
     wait_setup(routine, job.local_size, area);
     // Bulk messages wait for the receiver's answer to their request to send before the data moves.
     // Where this node has more PEs than CPUs the receiver is often not running then, and a
@@ -584,12 +559,11 @@ int init(const char *routine, const void *comm, int requested) {
     // unless asked for; and never where UCX would not keep them in order.
     rt.bulk_min =
         !transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN")) ? 0 : rt.cfg.bulk_min;
-    rt.barrier_epoch = 0;
     team_init(routine);  // the team slots follow, at the same offset on every PE
     // The entry word (coll/frame.cpp) now names the last of team_init's own collectives, on
     // another team than the program's first: "none since shmem_init" instead, so that a PE late
     // in user code is not described as inside a collective of another team (issue #48).
-    __atomic_store_n(rt.barrier_flags + coll_entry_word, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(rt.runtime_words + coll_entry_word, 0, __ATOMIC_RELEASE);
     heap_calls_start();
 
     report_page_size();
@@ -635,7 +609,7 @@ void read_runtime_words(const char *routine, std::size_t word, const std::vector
     const std::size_t n = pes.size();
     // Deliberately never freed when a get does not answer: a late answer must land somewhere.
     auto *vals = new std::uint64_t[n + 1]();
-    const std::uint64_t *src = rt.barrier_flags + word;
+    const std::uint64_t *src = rt.runtime_words + word;
     // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
     // is a non-blocking get, awaited below.
     for (std::size_t i = 0; i < n; ++i)
@@ -658,7 +632,7 @@ namespace {
 // The word of the runtime area where a PE records that it has reached finalize (the dissemination
 // barrier's counters take 8 bytes per round from the start of the area).
 std::uint64_t *finalize_mark() {
-    return reinterpret_cast<std::uint64_t *>(reinterpret_cast<char *>(rt.barrier_flags) + runtime_area - 8);
+    return reinterpret_cast<std::uint64_t *>(reinterpret_cast<char *>(rt.runtime_words) + runtime_area - 8);
 }
 
 // The PEs whose mark is not set, as " 3 5 7", for the messages of a finalize that waits. Direct
@@ -755,7 +729,7 @@ void finalize(const char *routine) {
     unmap_static();
     unmap_heap();
     transport::finalize();
-    rt.barrier_flags = nullptr;
+    rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
     rt.worker_addrs.clear();
     rt.worker_addr_offsets.clear();

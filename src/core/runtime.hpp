@@ -225,8 +225,7 @@ struct runtime {
     std::size_t bulk_min = 0;  // USHMEM_BULK_MIN, or 0 where bulk messages cannot keep their order
     heap_allocator heap;
     std::size_t user_heap_offset = 0;  // the runtime's own symmetric area precedes user blocks
-    std::uint64_t *barrier_flags = nullptr;  // in the runtime area: one counter per round
-    std::uint64_t barrier_epoch = 0;
+    std::uint64_t *runtime_words = nullptr;  // the runtime's own symmetric area (runtime.cpp, runtime_area)
     bool progress_thread = false;
     std::string resolve_error;
     // The bound on what is in flight to one PE (USHMEM_INFLIGHT_MSGS, USHMEM_INFLIGHT_BYTES; "no
@@ -702,7 +701,7 @@ inline void wait_for(const char *routine, const char *what, Cond cond, bool user
 }
 
 // Symmetric memory management (memory.cpp). Collective.
-// Words [heap_check_word, +4) of the runtime area (rt.barrier_flags points at its start): the
+// Words [heap_check_word, +4) of the runtime area (rt.runtime_words points at its start): the
 // reduction by which every collective memory call checks that the PEs' heaps still match.
 constexpr std::size_t heap_check_word = 128;
 // Word coll_entry_word of the runtime area: the collective this PE entered last, as

@@ -32,11 +32,11 @@ std::uint64_t my_entry(const frame &f) {
 }
 // After the call's count was advanced and the frame filled in.
 void mark_entry(const frame &f) {
-    __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f) | inside_bit, __ATOMIC_RELEASE);
+    __atomic_store_n(rt.runtime_words + coll_entry_word, my_entry(f) | inside_bit, __ATOMIC_RELEASE);
 }
 } // namespace
 
-void mark_exit(const frame &f) { __atomic_store_n(rt.barrier_flags + coll_entry_word, my_entry(f), __ATOMIC_RELEASE); }
+void mark_exit(const frame &f) { __atomic_store_n(rt.runtime_words + coll_entry_word, my_entry(f), __ATOMIC_RELEASE); }
 
 void init_team_frame(frame &f, const char *routine, team &t) {
     ++t.calls;
