@@ -5,7 +5,7 @@
 // mpi.signal, mpi.strided over tcp); these also reach what no well-formed peer sends: a message
 // that must be refused loudly, before anything is written, is.
 #include "core/runtime.hpp"
-#include "transport/ucx.hpp"
+#include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include "core/env.hpp"
 #include "core/heap_alloc.hpp"
 #include "core/log.hpp"
-#include "transport/ucx.hpp"
+#include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 #include "util/strided.hpp"
 

@@ -284,7 +284,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // progresses at every poll (every lane emulated, or a wait that asks for it). A PE runnable
     // behind other threads (more threads than CPUs) looks idle to the progress thread for a slice;
     // its takeover then serves nothing that this wait would not serve when it runs, and costs a
-    // wake-up and the worker lock passed back and forth (ucx.hpp, pe_waiting). Not where the wait
+    // wake-up and the worker lock passed back and forth (transport/progress_thread.hpp, pe_waiting). Not where the wait
     // progresses only every few polls (waits on direct signals): there the thread serves the
     // network while the PE yields.
     if (!marked_ && (g_events_only || mask_ == 0)) {
@@ -331,7 +331,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     wake_word *w = own_word();
     const std::uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);  // a full barrier before cond's loads
-    if (g_events_only) transport::pe_polling(true);  // before the last look: see ucx.hpp
+    if (g_events_only) transport::pe_polling(true);  // before the last look: see transport/sleep.hpp
     else transport::pe_blocking();  // the progress thread serves the network while we sleep
     // Wakers that signal with a plain store (collectives' own counters) read `sleepers` without a
     // fence: their load may pass their store, and see 0 while the store is still in their store

@@ -1,0 +1,37 @@
+// transport/internal.hpp: what the transport's own files share and the core never sees: the
+// worker factory, the main worker's wakeup fd, the clock, request driving, the thread's own-wait
+// worker, and the kick that sends a sleeping progress thread to park.
+#pragma once
+
+#include "transport/shared_state.hpp"
+
+#include <ucp/api/ucp.h>
+
+#include <string>
+
+namespace ushmem::transport {
+
+// A worker on the UCX context (worker.cpp).
+ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err);
+// The main worker's wakeup fd (-1: none), fetched once per worker for serve() and
+// sleep_for_events() (sleep.cpp).
+int main_efd();
+long now_ns();  // CLOCK_MONOTONIC (worker.cpp)
+// Drives `w` until `request` completes, or (deadline_ns > 0, CLOCK_MONOTONIC) until that time has
+// passed; returns its status (UCS_INPROGRESS: given up), and leaves freeing it to the caller
+// (worker.cpp).
+ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns);
+// The context's own worker that this thread waits on (own_wait_scope, sleep.cpp), or nullptr.
+extern thread_local ucp_worker_h t_own_wait;
+
+// The progress thread asleep in poll() on the worker's fd is woken to park (kicked). One load
+// when it is not asleep there. (Inline: the PE's progress_shared() calls it on every progress.)
+static inline void kick_server() {
+    int polling = detail::srv_polling;
+    if (__builtin_expect(detail::shared.serve_state.load(std::memory_order_relaxed) == detail::srv_polling, 0) &&
+        detail::shared.serve_state.compare_exchange_strong(polling, detail::srv_kicked))
+        ucp_worker_signal(detail::shared.main_worker);
+}
+// Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
+
+} // namespace ushmem::transport

@@ -1,0 +1,116 @@
+// transport/worker.cpp: creating and destroying workers, the main worker's address, waiting for
+// requests, and the fire-and-forget completion that records errors.
+#include "transport/worker.hpp"
+
+#include "transport/am/internal.hpp"
+#include "transport/context.hpp"
+#include "transport/internal.hpp"
+#include "transport/progress.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+namespace ushmem::transport {
+
+ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = mode;
+    ucp_worker_h w = nullptr;
+    ucs_status_t st = ucp_worker_create(context(), &wp, &w);
+    if (st != UCS_OK) {
+        err = std::string("ucp_worker_create: ") + ucs_status_string(st) +
+              " (if UCX_SYSV_HUGETLB_MODE=y is set, the huge page pool may be empty)";
+        return nullptr;
+    }
+    return w;
+}
+
+bool create_worker(bool thread_multiple, std::string &err) {
+    detail::shared.main_efd.store(-2);
+    detail::shared.main_multi = thread_multiple;
+    detail::shared.main_worker = new_worker(thread_multiple      ? UCS_THREAD_MODE_MULTI
+                          : detail::shared.main_shared ? UCS_THREAD_MODE_SERIALIZED
+                                                : UCS_THREAD_MODE_SINGLE,
+                          err);
+    if (!detail::shared.main_worker) return false;
+    ucs_status_t st = am::set_handlers(detail::shared.main_worker, nullptr);
+    if (st != UCS_OK) {
+        err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
+        ucp_worker_destroy(detail::shared.main_worker);
+        detail::shared.main_worker = nullptr;
+        return false;
+    }
+    return true;
+}
+
+void share_main_worker() { detail::shared.main_shared = true; }
+
+ucp_worker_h create_extra_worker(bool multi_thread, std::atomic<std::uint64_t> *acks_done, std::uint32_t &stream,
+                                 std::string &err) {
+    // SERIALIZED, not SINGLE: a context's owner may be one thread at a time, not always the same.
+    ucp_worker_h w = new_worker(multi_thread ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED, err);
+    if (!w) return nullptr;
+    if (ucs_status_t st = am::set_handlers(w, acks_done); st != UCS_OK) {
+        err = std::string("ucp_worker_set_am_recv_handler: ") + ucs_status_string(st);
+        ucp_worker_destroy(w);
+        return nullptr;
+    }
+    stream = am::register_ack_stream(acks_done, w);
+    return w;
+}
+
+void destroy_extra_worker(ucp_worker_h w, std::uint32_t stream) {
+    am::unregister_ack_stream(stream);  // first: the main worker's handler may signal `w` until then
+    if (w) ucp_worker_destroy(w);
+}
+
+std::vector<std::uint8_t> worker_address() {
+    ucp_address_t *addr = nullptr;
+    size_t len = 0;
+    std::vector<std::uint8_t> out;
+    if (ucp_worker_get_address(detail::shared.main_worker, &addr, &len) == UCS_OK) {
+        out.assign(reinterpret_cast<std::uint8_t *>(addr), reinterpret_cast<std::uint8_t *>(addr) + len);
+        ucp_worker_release_address(detail::shared.main_worker, addr);
+    }
+    return out;
+}
+
+long now_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
+}
+
+// Drives `w` until `request` completes, or (deadline_ns > 0, CLOCK_MONOTONIC) until that time has
+// passed; returns its status (UCS_INPROGRESS: given up), and leaves freeing it to the caller.
+// Spins briefly, then yields: the peer that must answer may share our core (more PEs than cores),
+// and a tight loop would keep it from running.
+ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns) {
+    ucs_status_t st;
+    for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
+        if (progress_both(w) != 0 || i <= 256) continue;
+        if (deadline_ns > 0 && now_ns() > deadline_ns) break;
+        sched_yield();
+    }
+    return st;
+}
+
+ucs_status_t wait(void *request, ucp_worker_h w) {
+    const ucs_status_t st = drive_request(request, w, 0);
+    request_free(w, request);
+    return st;
+}
+
+void nbi_completion(void *request, ucs_status_t status, void *) {
+    ucs_status_t none = UCS_OK;
+    if (status != UCS_OK) detail::shared.async_error.compare_exchange_strong(none, status);
+    ucp_request_free(request);
+}
+
+ucs_status_t take_async_error() {
+    if (detail::shared.async_error.load(std::memory_order_relaxed) == UCS_OK) return UCS_OK;
+    return detail::shared.async_error.exchange(UCS_OK);
+}
+
+} // namespace ushmem::transport
