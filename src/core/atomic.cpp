@@ -38,66 +38,50 @@ namespace {
 // flight into it at once; its contents are never read.
 alignas(64) std::uint64_t g_discard[8];
 
-[[noreturn]] void fail_amo(const char *routine, int pe, ucs_status_t st) {
-    fatal(routine, "atomic operation on PE %d failed: %s", pe, ucs_status_string(st));
+[[noreturn]] void fail_amo(const char *routine, int pe, transport::status st) {
+    fatal(routine, "atomic operation on PE %d failed: %s", pe, transport::status_string(st));
 }
 
 // Issues one UCX atomic. `reply`: reply buffer (fetching form) or nullptr. `async`: the request
 // frees itself (completion is observed by quiet); otherwise the caller waits for it. `done`: an
 // async fetching one's reply counter (context::reply_done), counted by its callback.
 template <class U>
-void *issue(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off, ucp_atomic_op_t op,
+void *issue(const char *routine, transport::worker_h w, peer &p, int pe, seg_id s, std::size_t off, transport::atomic_op op,
             const U *operand, U *reply, bool async, std::atomic<std::uint64_t> *done = nullptr) {
-    ucp_request_param_t prm;
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    prm.datatype = ucp_dt_make_contig(sizeof(U));
-    if (reply) {
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        prm.reply_buffer = reply;
-    }
-    if (async) {
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK;
-        prm.cb.send = transport::nbi_completion;
-        if (done) {
-            prm.op_attr_mask |= UCP_OP_ATTR_FIELD_USER_DATA;
-            prm.cb.send = reply_completion;
-            prm.user_data = done;
-        }
-    }
-    void *r = transport::atomic_nbx(w, p.ep, op, operand, p.rbase[s] + off, p.rkey[s], &prm);
-    if (UCS_PTR_IS_ERR(r)) fail_amo(routine, pe, UCS_PTR_STATUS(r));
+    void *r = transport::atomic(w, p.ep, op, operand, sizeof(U), p.rbase[s] + off, p.rkey[s], reply, async, done);
+    if (transport::is_error(r)) fail_amo(routine, pe, transport::error_of(r));
     return r;
 }
 
 // Waits for a fetching operation's reply. The target may have to run UCX progress for it (software
 // emulation over tcp), and PEs often outnumber cores: spin briefly, then yield (wait_for), rather
 // than spin on the worker like transport::wait.
-void wait_reply(const char *routine, int pe, void *r, ucp_worker_h w) {
+void wait_reply(const char *routine, int pe, void *r, transport::worker_h w) {
     const bool own = w != transport::worker();  // a context's own worker: drive it too
     const transport::own_wait_scope sleeps_watch(w);
     wait_described(
         routine,
         [r, w, own] {
             if (own) transport::progress_worker(w);
-            return transport::request_status(r) != UCS_INPROGRESS;
+            return transport::request_status(r) != transport::status_in_progress;
         },
         [pe](char *b, std::size_t n) {
             std::snprintf(b, n, "the reply of an atomic operation on PE %d", pe);
         },
         false, on_other_node(pe));
-    ucs_status_t st = transport::request_status(r);
+    transport::status st = transport::request_status(r);
     transport::request_free(w, r);
-    if (st != UCS_OK) fail_amo(routine, pe, st);
+    if (st != transport::status_ok) fail_amo(routine, pe, st);
 }
 
 // Blocking fetching operation: returns the old value. For CSWAP `cmp` is the expected value and
 // `v` the new one: UCX takes the compare value as the operand and the new value in the reply
 // buffer, which the old value then replaces (ucp.h, "Atomic Operations Semantic").
 template <class U>
-U fetch_blocking(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off,
-                 ucp_atomic_op_t op, U v, U cmp) {
+U fetch_blocking(const char *routine, transport::worker_h w, peer &p, int pe, seg_id s, std::size_t off,
+                 transport::atomic_op op, U v, U cmp) {
     U operand = v, reply = 0;
-    if (op == UCP_ATOMIC_OP_CSWAP) {
+    if (op == transport::atomic_op::cswap) {
         operand = cmp;
         reply = v;
     }
@@ -118,13 +102,13 @@ template <class U> U apply(amo op, U old, U v) {
 
 // Fetching AND/OR/XOR as a CSWAP loop (see the file comment). Returns the old value.
 template <class U>
-U bitwise_cas_loop(const char *routine, ucp_worker_h w, peer &p, int pe, seg_id s, std::size_t off,
+U bitwise_cas_loop(const char *routine, transport::worker_h w, peer &p, int pe, seg_id s, std::size_t off,
                    amo op, U v) {
-    U old = fetch_blocking<U>(routine, w, p, pe, s, off, UCP_ATOMIC_OP_ADD, U(0), U(0));
+    U old = fetch_blocking<U>(routine, w, p, pe, s, off, transport::atomic_op::add, U(0), U(0));
     for (;;) {
         U want = apply<U>(op, old, v);
         if (want == old) return old;  // nothing to change (e.g. OR with bits already set)
-        U seen = fetch_blocking<U>(routine, w, p, pe, s, off, UCP_ATOMIC_OP_CSWAP, want, old);
+        U seen = fetch_blocking<U>(routine, w, p, pe, s, off, transport::atomic_op::cswap, want, old);
         if (seen == old) return old;
         old = seen;
     }
@@ -139,18 +123,18 @@ bool is_bitwise(amo op) {
 // emulates the atomic there in software, and the PE is not this one (self: the faulty path).
 bool ucx_fetch_bitwise_ok(int pe) { return pe != rt.me && rma_emulated(pe); }
 
-ucp_atomic_op_t ucp_op_of(amo op) {
+transport::atomic_op op_of(amo op) {
     switch (op) {
     case amo::set:
-    case amo::swap: return UCP_ATOMIC_OP_SWAP;
-    case amo::cswap: return UCP_ATOMIC_OP_CSWAP;
+    case amo::swap: return transport::atomic_op::swap;
+    case amo::cswap: return transport::atomic_op::cswap;
     case amo::band:
-    case amo::fetch_and: return UCP_ATOMIC_OP_AND;
+    case amo::fetch_and: return transport::atomic_op::band;
     case amo::bor:
-    case amo::fetch_or: return UCP_ATOMIC_OP_OR;
+    case amo::fetch_or: return transport::atomic_op::bor;
     case amo::bxor:
-    case amo::fetch_xor: return UCP_ATOMIC_OP_XOR;
-    default: return UCP_ATOMIC_OP_ADD;  // fetch (ADD 0), add, fetch_add
+    case amo::fetch_xor: return transport::atomic_op::bxor;
+    default: return transport::atomic_op::add;  // fetch (ADD 0), add, fetch_add
     }
 }
 } // namespace
@@ -212,7 +196,7 @@ U amo_ucx_fetching(const char *routine, context &c, peer &shared, int pe, seg_id
     if (is_bitwise(op) && !ucx_fetch_bitwise_ok(pe))
         return bitwise_cas_loop<U>(routine, worker_of(c), p, pe, s, off, op, v);
     if (op == amo::fetch) v = 0;
-    return fetch_blocking<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), v, cmp);
+    return fetch_blocking<U>(routine, worker_of(c), p, pe, s, off, op_of(op), v, cmp);
 }
 
 template <class U>
@@ -227,7 +211,7 @@ void amo_ucx_post(const char *routine, context &c, peer &shared, int pe, seg_id 
     }
     // SWAP needs a reply buffer even when nobody wants the old value.
     U *reply = op == amo::set ? reinterpret_cast<U *>(g_discard) : nullptr;
-    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), &v, reply, true);
+    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, op_of(op), &v, reply, true);
     (void)r;  // NULL: done already; otherwise the callback frees it and quiet completes it
     c.note_pending(pe);
 }
@@ -254,7 +238,7 @@ void amo_ucx_nbi(const char *routine, context &c, peer &shared, int pe, seg_id s
         std::memcpy(fetch, &v, sizeof v);
         v = cmp;
     }
-    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, ucp_op_of(op), &v, static_cast<U *>(fetch), true,
+    void *r = issue<U>(routine, worker_of(c), p, pe, s, off, op_of(op), &v, static_cast<U *>(fetch), true,
                        &c.reply_done(pe));
     c.note_pending(pe);
     count_reply(c, pe, r);
@@ -339,7 +323,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
     }
     // Signal through UCX: a fence orders it behind the put (same worker); direct data is in
     // place already, its stores fenced before the atomic leaves.
-    if (data_ucx) transport::fence(worker_of(c));
+    if (data_ucx) transport::worker_fence(worker_of(c));
     else if (n) store_fence();
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, ss, soff, sop, signal, true);
 }
@@ -436,9 +420,9 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
 }
 
 namespace {
-[[noreturn]] void bulk_failed(const char *routine, const char *what, std::size_t n, int pe, ucs_status_t st) {
+[[noreturn]] void bulk_failed(const char *routine, const char *what, std::size_t n, int pe, transport::status st) {
     fatal(routine, "%s of %zu bytes to PE %d failed: %s (a bulk transfer; USHMEM_BULK_MIN=0 sends none)", what, n, pe,
-          ucs_status_string(st));
+          transport::status_string(st));
 }
 
 // The in-flight bound's wait (inflight_over): what the USHMEM_WAIT_TIMEOUT message says.
@@ -446,7 +430,7 @@ struct inflight_state {
     context *c;
     int pe;
     std::size_t n;
-    ucp_worker_h own;
+    transport::worker_h own;
 };
 void describe_inflight(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const inflight_state *>(arg);
@@ -487,7 +471,7 @@ bool inflight_room(void *arg) {
 void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
                   const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend) {
     settle_pack(routine, c, pe);  // the puts packed before it go first
-    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
+    const transport::ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
     // The bound on what is in flight to `pe` (runtime.hpp, inflight_over). The collectives'
     // context sends unacknowledged messages, not counted: their protocols bound them (each waits
     // for its partners' signals, a broadcast's ring for its slots).
@@ -521,15 +505,15 @@ void send_message(const char *routine, context &c, peer &p, int pe, const transp
     hs.from = std::uint32_t(rt.me);  // (also without an acknowledgement: a refusal names the sender)
     if (bulk) {
         void *r = transport::bulk_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n);
-        if (UCS_PTR_IS_ERR(r)) bulk_failed(routine, what, n, pe, UCS_PTR_STATUS(r));
+        if (transport::is_error(r)) bulk_failed(routine, what, n, pe, transport::error_of(r));
         c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
         // Waited for here, whatever the call (a put_nbi's too): until the data has left, a message
         // sent after it could reach the target first (the data moves only once the target has
         // answered the request to send). Over tcp that is the transfer itself, hundreds of
         // microseconds at this size, against the handshake's round trip.
         if (r) {
-            const ucs_status_t st = await_request(routine, c, r, pe, "a bulk transfer");
-            if (st != UCS_OK) bulk_failed(routine, what, n, pe, st);  // (a refusal by the target too)
+            const transport::status st = await_request(routine, c, r, pe, "a bulk transfer");
+            if (st != transport::status_ok) bulk_failed(routine, what, n, pe, st);  // (a refusal by the target too)
         }
         return;
     }
@@ -576,7 +560,7 @@ void strided_messages(const char *routine, context &c, peer &p, int pe, std::uin
         const std::size_t k = std::min(per, count - i);
         const bool last = i + k == count;
         // The signal must not overtake the elements of the messages before it.
-        if (last && i > 0 && sig_raddr) transport::fence(worker_of(c));
+        if (last && i > 0 && sig_raddr) transport::worker_fence(worker_of(c));
         strided_message(routine, c, p, pe, data_raddr + i * dst_stride, dst_stride, data + i * src_stride, src_stride,
                         elem, k * elem, last ? sig_raddr : 0, last ? 1 : 0);
     }

@@ -53,7 +53,7 @@ std::string hex(std::uintptr_t v) {
 }
 
 // The lanes UCX chose for an endpoint, from its own report (ucp_ep_print_info).
-util::ep_lanes endpoint_lanes(ucp_ep_h ep) {
+util::ep_lanes endpoint_lanes(transport::ep_h ep) {
     char *buf = nullptr;
     std::size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -138,7 +138,7 @@ std::string info_report(const char *routine, bool json, bool header) {
         peer_row r{pe, rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)],
                    p.how[seg_heap] == route::direct, {}};
         // (the thread that progresses the worker may create one meanwhile: an acknowledgement)
-        if (ucp_ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) r.lanes = endpoint_lanes(ep);
+        if (transport::ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) r.lanes = endpoint_lanes(ep);
         peers.push_back(r);
     }
 
@@ -149,7 +149,7 @@ std::string info_report(const char *routine, bool json, bool header) {
           << ", \"build\": {\"type\": " << json_str(USHMEM_BUILD_TYPE)
           << ", \"sanitize\": " << json_str(USHMEM_BUILD_SANITIZE)
           << ", \"compiler\": " << json_str(__VERSION__)
-          << ", \"ucx\": " << json_str(ucp_get_version_string())
+          << ", \"ucx\": " << json_str(transport::ucx_version())
           << ", \"hwloc_api\": " << json_str(hex(HWLOC_API_VERSION)) << "}";
         o << ", \"settings\": [";
         bool first = true;
@@ -193,7 +193,7 @@ std::string info_report(const char *routine, bool json, bool header) {
         o << "ushmem " USHMEM_VERSION_STRING " (OpenSHMEM 1.6)\n";
         o << "build: " USHMEM_BUILD_TYPE;
         if (std::strlen(USHMEM_BUILD_SANITIZE)) o << ", sanitizer " USHMEM_BUILD_SANITIZE;
-        o << ", GCC-compatible compiler " __VERSION__ << ", UCX " << ucp_get_version_string()
+        o << ", GCC-compatible compiler " __VERSION__ << ", UCX " << transport::ucx_version()
           << ", hwloc API " << hex(HWLOC_API_VERSION) << "\n\nsettings:\n";
         const settings in_effect = settings_in_effect();
         for (const env_var &v : env_table()) {

@@ -14,9 +14,9 @@
 namespace ushmem::core {
 namespace {
 
-[[noreturn]] void fail_flush(const char *routine, ucs_status_t st) {
+[[noreturn]] void fail_flush(const char *routine, transport::status st) {
     fatal(routine, "completing outstanding operations failed: %s (a peer may have died)",
-          ucs_status_string(st));
+          transport::status_string(st));
 }
 } // namespace
 
@@ -74,7 +74,7 @@ struct request_wait {
 
 bool all_done(const request_wait &w) {
     for (std::size_t i = 0; i < w.n; ++i)
-        if (transport::request_status(w.reqs[i].request) == UCS_INPROGRESS) return false;
+        if (transport::request_status(w.reqs[i].request) == transport::status_in_progress) return false;
     return true;
 }
 
@@ -84,7 +84,7 @@ bool all_done(const request_wait &w) {
 void describe_requests(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const request_wait *>(arg);
     describe_missing(buf, len, w.op, w.n, [&w](std::size_t i) {
-        return transport::request_status(w.reqs[i].request) == UCS_INPROGRESS ? w.reqs[i].pe : -2;
+        return transport::request_status(w.reqs[i].request) == transport::status_in_progress ? w.reqs[i].pe : -2;
     });
 }
 } // namespace
@@ -97,13 +97,13 @@ const char *no_answer_hint() {
                                 "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)";
 }
 
-ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op) {
     // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
     // loop of them, polling for an answer to packed puts, must send them here.
     settle_thread_packs(routine);
     request_wait w{&c, reqs, n, op};
-    const ucp_worker_h wk = worker_of(c);
+    const transport::worker_h wk = worker_of(c);
     // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then
     // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT. Where the wait policy does
     // not spin (g_wait.no_spin: the worker polls sockets, every lane emulated or peers on other
@@ -130,16 +130,16 @@ ucs_status_t await_requests(const char *routine, context &c, pending_request *re
             routine, op,
             [](void *a) {
                 auto &rw = *static_cast<request_wait *>(a);
-                const ucp_worker_h own = worker_of(*rw.c);
+                const transport::worker_h own = worker_of(*rw.c);
                 if (own != transport::worker()) transport::progress_worker(own);  // wait_slow drives the main one
                 return all_done(rw);
             },
             &w, describe_requests, &w, false, remote);
     }
-    ucs_status_t result = UCS_OK;
+    transport::status result = transport::status_ok;
     for (std::size_t i = 0; i < n; ++i) {
-        ucs_status_t st = transport::request_status(reqs[i].request);
-        if (st != UCS_OK && result == UCS_OK) result = st;
+        transport::status st = transport::request_status(reqs[i].request);
+        if (st != transport::status_ok && result == transport::status_ok) result = st;
         transport::request_free(wk, reqs[i].request);
     }
     return result;
@@ -182,7 +182,7 @@ void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t 
     bool remote = true;
     for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(a[i].pe);
     const ack_waits w{&c, a, n, op};
-    const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
+    const transport::worker_h own = c.own_worker ? worker_of(c) : nullptr;
     const transport::own_wait_scope sleeps_watch(own);
     wait_for(
         routine, op,
@@ -202,8 +202,8 @@ void quiet_slow(const char *routine, context &c) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (c.pending_list.empty()) return;  // another thread flushed them
-    ucs_status_t st = UCS_OK;
-    const ucp_worker_h w = worker_of(c);
+    transport::status st = transport::status_ok;
+    const transport::worker_h w = worker_of(c);
     // Flags cleared before the flush and before the acknowledgement counts are read: see
     // context::note_pending (the fence orders the clearing stores before the counts' loads).
     short_list<int> flush_pes;
@@ -226,30 +226,29 @@ void quiet_slow(const char *routine, context &c) {
             a.until = a.gets ? c.reply_issued(a.pe).load(std::memory_order_relaxed)
                              : sent[std::size_t(a.pe)].load(std::memory_order_acquire);
     }
-    ucp_request_param_t prm{};
     short_list<pending_request> reqs;
     auto add = [&](void *r, int pe) {
         if (r == nullptr) return;  // nothing was outstanding there
-        if (UCS_PTR_IS_ERR(r)) {
-            if (st == UCS_OK) st = UCS_PTR_STATUS(r);
+        if (transport::is_error(r)) {
+            if (st == transport::status_ok) st = transport::error_of(r);
             return;
         }
         reqs.push({r, pe});
     };
     if (flush_pes.size() > std::size_t(rt.cfg.quiet_ep_max)) {
-        add(transport::worker_flush_nbx(w, &prm), -1);
+        add(transport::worker_flush(w), -1);
     } else {
-        for (int pe : flush_pes) add(transport::ep_flush_nbx(w, ep_of(c, pe), &prm), pe);
+        for (int pe : flush_pes) add(transport::ep_flush(w, ep_of(c, pe)), pe);
     }
     if (reqs.size()) {
-        ucs_status_t s2 = await_requests(routine, c, reqs.begin(), reqs.size(), "a quiet");
-        if (st == UCS_OK) st = s2;
+        transport::status s2 = await_requests(routine, c, reqs.begin(), reqs.size(), "a quiet");
+        if (st == transport::status_ok) st = s2;
     }
     await_acks(routine, c, acks.begin(), acks.size(), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
-    if (st == UCS_OK) st = transport::take_async_error();
-    if (st != UCS_OK) fail_flush(routine, st);
+    if (st == transport::status_ok) st = transport::take_async_error();
+    if (st != transport::status_ok) fail_flush(routine, st);
 }
 
 void pe_quiet(const char *routine, context &c, int pe) {
@@ -259,7 +258,7 @@ void pe_quiet(const char *routine, context &c, int pe) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
-    const ucp_worker_h w = worker_of(c);
+    const transport::worker_h w = worker_of(c);
     const std::uint8_t bits = c.pending[std::size_t(pe)];
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
     ack_wait acks[2];
@@ -270,11 +269,10 @@ void pe_quiet(const char *routine, context &c, int pe) {
             acks[n_acks++] = {pe, acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire), false};
         if (bits & pend_gets) acks[n_acks++] = {pe, c.reply_issued(pe).load(std::memory_order_relaxed), true};
     }
-    ucs_status_t st = UCS_OK;
+    transport::status st = transport::status_ok;
     if (bits & pend_flush) {
-        ucp_request_param_t prm{};
-        void *r = transport::ep_flush_nbx(w, ep_of(c, pe), &prm);
-        if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
+        void *r = transport::ep_flush(w, ep_of(c, pe));
+        if (transport::is_error(r)) st = transport::error_of(r);
         else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
     }
     await_acks(routine, c, acks, n_acks, "a quiet of one PE");
@@ -285,8 +283,8 @@ void pe_quiet(const char *routine, context &c, int pe) {
             c.pending_list_changed();
             break;
         }
-    if (st == UCS_OK) st = transport::take_async_error();
-    if (st != UCS_OK) fail_flush(routine, st);
+    if (st == transport::status_ok) st = transport::take_async_error();
+    if (st != transport::status_ok) fail_flush(routine, st);
 }
 
 void fence(const char *routine, context &c) {
@@ -315,7 +313,7 @@ void fence(const char *routine, context &c) {
             }
         }
     }
-    transport::fence(worker_of(c));
+    transport::worker_fence(worker_of(c));
 }
 
 } // namespace ushmem::core

@@ -175,7 +175,7 @@ void send_get_batch(const char *routine, context &c, unsigned i) {
     k.reply_bytes = 0;
     k.dests.clear();
     peer &p = rt.peers[std::size_t(pe)];
-    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
+    const transport::ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
     const transport::gather_header h{0, bytes, id | get_batch_bit, 0, count};
     if (const char *err = transport::gather_nbx(worker_of(c), ep, h, k.buf.get(), n))
         fatal(routine, "get_nbi's from PE %d failed: %s", pe, err);

@@ -8,8 +8,8 @@
 
 namespace ushmem::core {
 namespace {
-[[noreturn]] void fail_op(const char *routine, const char *op, int pe, ucs_status_t st) {
-    fatal(routine, "%s to PE %d failed: %s", op, pe, ucs_status_string(st));
+[[noreturn]] void fail_op(const char *routine, const char *op, int pe, transport::status st) {
+    fatal(routine, "%s to PE %d failed: %s", op, pe, transport::status_string(st));
 }
 } // namespace
 
@@ -41,28 +41,16 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
         return;
     }
     peer &p = ucx_peer(routine, c, shared, pe, s);
-    ucp_request_param_t prm;
-    if (nbi) {
-        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-        prm.cb.send = transport::nbi_completion;
-    } else {
-        prm.op_attr_mask = 0;
-    }
-    void *r = transport::put_nbx(worker_of(c), p.ep, src, n, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::put(worker_of(c), p.ep, src, n, p.rbase[s] + off, p.rkey[s], nbi);
     c.note_pending(pe);
     if (USHMEM_LIKELY(r == nullptr)) return;
-    if (UCS_PTR_IS_ERR(r)) fail_op(routine, "put", pe, UCS_PTR_STATUS(r));
+    if (transport::is_error(r)) fail_op(routine, "put", pe, transport::error_of(r));
     // Blocking put: return once the source may be reused (local completion). Delivery is the
     // business of quiet.
     if (!nbi) {
-        ucs_status_t st = await_request(routine, c, r, pe, "a blocking put (its source buffer)");
-        if (st != UCS_OK) fail_op(routine, "put", pe, st);
+        transport::status st = await_request(routine, c, r, pe, "a blocking put (its source buffer)");
+        if (st != transport::status_ok) fail_op(routine, "put", pe, st);
     }
-}
-
-void reply_completion(void *request, ucs_status_t status, void *done_counter) {
-    static_cast<std::atomic<std::uint64_t> *>(done_counter)->fetch_add(1, std::memory_order_release);
-    transport::nbi_completion(request, status, nullptr);
 }
 
 void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, std::size_t off,
@@ -79,26 +67,18 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
     // from the get: completed first.
     if (const std::uint8_t bits = __atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) {
         if ((bits & pend_acks) && !shared.msg_puts) pe_quiet(routine, c, pe);
-        else transport::fence(worker_of(c));
+        else transport::worker_fence(worker_of(c));
     }
-    ucp_request_param_t prm;
-    if (nbi) {
-        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-        prm.cb.send = reply_completion;
-        prm.user_data = &c.reply_done(pe);
-    } else {
-        prm.op_attr_mask = 0;
-    }
-    void *r = transport::get_nbx(worker_of(c), p.ep, dst, n, p.rbase[s] + off, p.rkey[s], &prm);
+    void *r = transport::get(worker_of(c), p.ep, dst, n, p.rbase[s] + off, p.rkey[s], nbi ? &c.reply_done(pe) : nullptr);
     if (nbi) {
         c.note_pending(pe);
-        if (!UCS_PTR_IS_ERR(r)) count_reply(c, pe, r);
+        if (!transport::is_error(r)) count_reply(c, pe, r);
     }
     if (r == nullptr) return;
-    if (UCS_PTR_IS_ERR(r)) fail_op(routine, "get", pe, UCS_PTR_STATUS(r));
+    if (transport::is_error(r)) fail_op(routine, "get", pe, transport::error_of(r));
     if (!nbi) {
-        ucs_status_t st = await_request(routine, c, r, pe, "a blocking get");
-        if (st != UCS_OK) fail_op(routine, "get", pe, st);
+        transport::status st = await_request(routine, c, r, pe, "a blocking get");
+        if (st != transport::status_ok) fail_op(routine, "get", pe, st);
     }
 }
 
@@ -221,7 +201,7 @@ template <class Header>
 void gather_wait(const char *routine, context &c, peer &p, int pe, strided_get &rec, std::size_t requests,
                  Header header, const char *what) {
     settle_pack(routine, c, pe);  // the puts packed before it go first
-    const ucp_ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
+    const transport::ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
     rec.left.store(requests, std::memory_order_relaxed);
     std::uint64_t id;
     {
@@ -244,7 +224,7 @@ void gather_wait(const char *routine, context &c, peer &p, int pe, strided_get &
     }
     // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
     // drives the main one). The timeout's text is built only if it fires.
-    const ucp_worker_h own = c.own_worker ? worker_of(c) : nullptr;
+    const transport::worker_h own = c.own_worker ? worker_of(c) : nullptr;
     const transport::own_wait_scope sleeps_watch(own);
     struct about {
         int pe;

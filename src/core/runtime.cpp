@@ -75,7 +75,7 @@ bool needs_progress_thread() {
 // UCX reports that the endpoint to `pe` failed (UCP_ERR_HANDLING_MODE_PEER): the peer died or its
 // node went away. Every later operation to it would fail one by one, and a wait for it would never
 // end; say who is gone and end the job, unless the launcher does first.
-void on_peer_failure(int pe, ucs_status_t status) {
+void on_peer_failure(int pe, transport::status status) {
     // One report per PE: the other endpoints of a dying job fail in the same instant.
     static std::atomic<bool> reported{false};
     if (reported.exchange(true))
@@ -85,7 +85,7 @@ void on_peer_failure(int pe, ucs_status_t status) {
     // blame a PE that was alive.
     error("peer failure detection", "PE %d is unreachable (%s): it exited, was killed or its node "
           "went away, or the job is being ended by another PE (whose message says why); "
-          "ending the job (USHMEM_PEER_FAILURE=0 disables this detection)", pe, ucs_status_string(status));
+          "ending the job (USHMEM_PEER_FAILURE=0 disables this detection)", pe, transport::status_string(status));
     // The launcher has usually seen that death too (its daemon saw the process exit, or lost its
     // node's daemon) and is ending the job already; so has a PE whose own exit is what failed the
     // endpoint. An abort of our own in the middle of that teardown only races it (and Open MPI's
@@ -289,7 +289,7 @@ std::mutex g_resolve_lock;
 void connect_peer(const char *routine, peer &p, int pe) {
     if (p.ep) return;
     std::string err;
-    ucp_ep_h ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
+    transport::ep_h ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
                                      detect_failure(pe), err);
     if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
     p.msg_signals = signals_as_messages(pe);
@@ -299,9 +299,9 @@ void connect_peer(const char *routine, peer &p, int pe) {
 
 // Where this PE's acknowledgements to `pe` go (transport::set_ack_endpoint): its endpoint to that
 // PE, created here when it never sent it anything. Runs on whichever thread progressed the worker.
-ucp_ep_h ack_endpoint(std::uint32_t pe) {
+transport::ep_h ack_endpoint(std::uint32_t pe) {
     peer &p = rt.peers[pe];
-    if (ucp_ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) return ep;
+    if (transport::ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) return ep;
     std::lock_guard<std::mutex> guard(g_resolve_lock);
     connect_peer("ushmem (acknowledging a put)", p, int(pe));
     return p.ep;
@@ -382,15 +382,14 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         // this worker: a put on a new private context followed by a wait for the target's answer
         // hung (mpi_tests/put_pack.c order, private context). One round trip per context and PE.
         std::uint64_t scratch = 0;
-        ucp_request_param_t prm{};
-        void *r = transport::get_nbx(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], &prm);
-        if (UCS_PTR_IS_ERR(r)) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe,
-                                     ucs_status_string(UCS_PTR_STATUS(r)));
+        void *r = transport::get(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], nullptr);
+        if (transport::is_error(r)) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe,
+                                     transport::status_string(transport::error_of(r)));
         if (r) {
             char what[80];
             std::snprintf(what, sizeof what, "the connection of a context's worker to PE %d", pe);
-            const ucs_status_t st = await_request(routine, c, r, pe, what);
-            if (st != UCS_OK) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, ucs_status_string(st));
+            const transport::status st = await_request(routine, c, r, pe, what);
+            if (st != transport::status_ok) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, transport::status_string(st));
         }
         q.wired = true;
     }
@@ -409,7 +408,7 @@ void release_lanes(context &c) {
                 break;
             }
     }
-    std::vector<ucp_ep_h> eps;
+    std::vector<transport::ep_h> eps;
     for (peer &q : c.lanes->peers) {
         for (auto &k : q.rkey) transport::destroy_rkey(k);
         if (q.ep) eps.push_back(q.ep);
@@ -507,7 +506,7 @@ int init(const char *routine, const void *comm, int requested) {
                             ? std::int64_t(rt.cfg.inflight_bytes)
                             : INT64_MAX;
     stats::start(rt.npes, rt.cfg.stats, rt.cfg.debug);
-    if (!transport::init(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
+    if (!transport::start_context(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
     rt.progress_thread = needs_progress_thread();
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
@@ -715,7 +714,7 @@ void finalize(const char *routine) {
     }
     rt.state = lib_state::finalized;
     transport::stop_acks();  // every PE passed its last quiet: none waits for one
-    std::vector<ucp_ep_h> eps;
+    std::vector<transport::ep_h> eps;
     for (peer &p : rt.peers) {
         for (auto &k : p.rkey) transport::destroy_rkey(k);
         eps.push_back(p.ep);
@@ -728,7 +727,7 @@ void finalize(const char *routine) {
         bootstrap::barrier_with_progress([](void *) { transport::progress(); }, nullptr);
     unmap_static();
     unmap_heap();
-    transport::finalize();
+    transport::stop_context();
     rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
     rt.worker_addrs.clear();

@@ -49,8 +49,8 @@ struct alignas(64) peer {
     bool wired = false;  // a context's own endpoint: its connection is complete (own_ucx_peer)
     char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
     std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
-    ucp_rkey_h rkey[seg_count] = {nullptr, nullptr};
-    ucp_ep_h ep = nullptr;
+    transport::rkey_h rkey[seg_count] = {nullptr, nullptr};
+    transport::ep_h ep = nullptr;
 };
 
 struct segment {
@@ -70,7 +70,7 @@ struct segment {
 // then share no endpoint with another context, so their quiet flushes nothing but their own, and
 // their owner thread takes no lock that other threads hold. The same-node direct path needs none.
 struct context_lanes {
-    ucp_worker_h worker = nullptr;
+    transport::worker_h worker = nullptr;
     std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
     // Acknowledged messages from this worker (context::acked_msgs), per PE, as rt.acks_sent and
     // rt.acks_done for the main worker: its own endpoint per PE delivers them in order, and their
@@ -445,19 +445,18 @@ USHMEM_HOT peer &ucx_peer(const char *routine, context &c, peer &p, int pe, seg_
     if (USHMEM_LIKELY(!c.own_worker)) return p;
     return own_ucx_peer(routine, c, pe, s);
 }
-inline ucp_worker_h worker_of(const context &c) { return c.lanes ? c.lanes->worker : transport::worker(); }
+inline transport::worker_h worker_of(const context &c) { return c.lanes ? c.lanes->worker : transport::worker(); }
 // The endpoint through which `c`'s UCX operations to `pe` went (what its quiet must flush).
-inline ucp_ep_h ep_of(const context &c, int pe) {
+inline transport::ep_h ep_of(const context &c, int pe) {
     return (c.lanes ? c.lanes->peers : rt.peers)[std::size_t(pe)].ep;
 }
 // Closes a context's own endpoints and worker (after its final quiet).
 void release_lanes(context &c);
 
 // UCX slow paths (rma.cpp).
-// Completion callback of a counted non-blocking get or fetching atomic: user data is the
-// context's reply_done counter of its PE. count_reply(c, pe, r) after issuing one: counts it
-// issued, and done at once when UCX completed it inline (r == nullptr).
-void reply_completion(void *request, ucs_status_t status, void *done_counter);
+// count_reply(c, pe, r) after issuing a counted non-blocking get or fetching atomic (its
+// completion adds to the context's reply_done counter of its PE: transport::counted_completion):
+// counts it issued, and done at once when UCX completed it inline (r == nullptr).
 inline void count_reply(context &c, int pe, const void *r) {
     c.reply_issued(pe).fetch_add(1, std::memory_order_relaxed);
     if (r == nullptr) c.reply_done(pe).fetch_add(1, std::memory_order_release);
@@ -628,7 +627,7 @@ inline bool on_other_node(int pe) {
 
 // The endpoint a context's messages to `pe` go through: the main worker's (`p`, the shared peer),
 // or the context's own worker's, so that they stay in order with its other operations there.
-inline ucp_ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
+inline transport::ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
     return USHMEM_LIKELY(!c.own_worker) ? p.ep : own_ucx_peer(routine, c, pe, seg_heap).ep;
 }
 // Runs a signal message that arrived (installed as the transport's handler).
@@ -681,9 +680,9 @@ struct pending_request {
 // error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
 // which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
 // or gone is named instead of the wait hanging silently.
-ucs_status_t await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op);
-inline ucs_status_t await_request(const char *routine, context &c, void *request, int pe, const char *op) {
+inline transport::status await_request(const char *routine, context &c, void *request, int pe, const char *op) {
     pending_request r{request, pe};
     return await_requests(routine, c, &r, 1, op);
 }

@@ -36,13 +36,6 @@ std::atomic<int> &slot_of(const context &c, int pe) {
     return p.slot[std::size_t(pe)];
 }
 
-// Runs inside ucp_worker_progress (of whichever thread progresses). An error status is recorded
-// as done as well: the pe_quiet that follows reports the transport's error with its own message.
-void flush_done(void *request, ucs_status_t, void *user) {
-    static_cast<std::atomic<int> *>(user)->store(probe_done, std::memory_order_release);
-    ucp_request_free(request);  // inside progress: the worker is ours already (no transport::drive)
-}
-
 } // namespace
 
 bool pe_test(const char *routine, context &c, int pe) {
@@ -69,22 +62,20 @@ bool pe_test(const char *routine, context &c, int pe) {
         }
     }
     std::atomic<int> &s = slot_of(c, pe);
-    const ucp_worker_h w = worker_of(c);
+    const transport::worker_h w = worker_of(c);
     int st = s.load(std::memory_order_acquire);
     if (st == probe_idle) {
-        ucp_ep_h ep;
+        transport::ep_h ep;
         {
             std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
             if (c.thread_safe) g.lock();
             ep = ep_of(c, pe);
         }
-        ucp_request_param_t prm{};
-        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-        prm.cb.send = flush_done;
-        prm.user_data = &s;
         s.store(probe_in_flight, std::memory_order_relaxed);
-        void *r = transport::ep_flush_nbx(w, ep, &prm);
-        if (r == nullptr || UCS_PTR_IS_ERR(r)) {
+        // Its completion stores probe_done (an error status too: the pe_quiet that follows
+        // reports the transport's error with its own message).
+        void *r = transport::ep_flush_then_store<probe_done>(w, ep, &s);
+        if (r == nullptr || transport::is_error(r)) {
             // Complete at once (or failed: pe_quiet reports it).
             s.store(probe_idle, std::memory_order_relaxed);
             pe_quiet(routine, c, pe);

@@ -1,5 +1,5 @@
 // transport/context.cpp: the UCX context: ucp_init with ushmem's configuration, the lanes it
-// offers (inspect_lanes), and finalize().
+// offers (inspect_lanes), and stop_context().
 #include "transport/context.hpp"
 
 #include "transport/am/internal.hpp"
@@ -35,7 +35,7 @@ void inspect_lanes() {
 }
 } // namespace
 
-bool init(std::string &err) {
+bool start_context(std::string &err) {
     ucp_config_t *config = nullptr;
     ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
     if (st != UCS_OK) {
@@ -88,7 +88,7 @@ bool init(std::string &err) {
     return true;
 }
 
-void finalize() {
+void stop_context() {
     if (detail::shared.main_worker) ucp_worker_destroy(detail::shared.main_worker);
     detail::shared.main_worker = nullptr;
     detail::shared.main_efd.store(-2);

@@ -15,11 +15,11 @@ struct lanes_info {
 };
 
 // The UCX context; lanes() is known after it.
-bool init(std::string &err);
-void finalize();  // worker and context; everything else must already be released
+bool start_context(std::string &err);  // (not core::init: that is shmem_init's)
+void stop_context();  // worker and context; everything else must already be released
 ucp_context_h context();
 const lanes_info &lanes();
-// Whether bulk messages keep their order (one eager rail; after init()).
+// Whether bulk messages keep their order (one eager rail; after start_context()).
 bool bulk_ordered();
 
 } // namespace ushmem::transport

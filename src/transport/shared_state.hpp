@@ -42,13 +42,13 @@ struct thread_shared {
     // are reset (thread creation and join order them); the PE's own threads are the program's,
     // which start calling the library after shmem_init returns.
 
-    // The main worker. Written by create_worker() and finalize(); read by every call into it.
+    // The main worker. Written by create_worker() and stop_context(); read by every call into it.
     ucp_worker_h main_worker = nullptr;
     // A progress thread shares the main worker: every call into it takes main_lock (drive).
-    // Written by share_main_worker() (init, before the thread starts) and finalize().
+    // Written by share_main_worker() (init, before the thread starts) and stop_context().
     bool main_shared = false;
     // Threads of the PE share the main worker (SHMEM_THREAD_MULTIPLE): one thread's progress may
-    // serve what another sleeps for (signal_pollers). Written by create_worker() and finalize().
+    // serve what another sleeps for (signal_pollers). Written by create_worker() and stop_context().
     bool main_multi = false;
     // Acknowledgements may be held lazily (allow_lazy_acks, init): only where every PE has a
     // progress thread. Read by progress_answering on the PE's threads.
@@ -101,7 +101,7 @@ struct thread_shared {
     // ---- the hand-off between the PE and the progress thread (serve()) --------------------------
     // The main worker's wakeup fd: -2 not fetched yet, -1 none. Fetched by the first of serve()
     // and sleep_for_events() that needs it (both store the same fd: release), read with acquire;
-    // reset to -2 by create_worker() and finalize().
+    // reset to -2 by create_worker() and stop_context().
     std::atomic<int> main_efd{-2};
     // The PE's progress calls on the shared main worker. progress_shared(): relaxed load + seq_cst
     // store (a lost increment does not matter, only that it moves; seq_cst so that its later look

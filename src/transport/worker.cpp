@@ -113,4 +113,10 @@ ucs_status_t take_async_error() {
     return detail::shared.async_error.exchange(UCS_OK);
 }
 
+void counted_completion(void *request, ucs_status_t status, void *done_counter) {
+    static_cast<std::atomic<std::uint64_t> *>(done_counter)->fetch_add(1, std::memory_order_release);
+    nbi_completion(request, status, nullptr);
+}
+
+
 } // namespace ushmem::transport

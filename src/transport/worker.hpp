@@ -3,6 +3,7 @@
 // data-path calls, request status, freeing and waiting, fire-and-forget completion.
 #pragma once
 
+#include "transport/handles.hpp"
 #include "transport/shared_state.hpp"
 
 #include <ucp/api/ucp.h>
@@ -107,6 +108,61 @@ inline const char *add_nbi(ucp_ep_h ep, std::uint64_t raddr, ucp_rkey_h rkey, st
     void *r = atomic_nbx(worker(), ep, UCP_ATOMIC_OP_ADD, &v, raddr, rkey, &prm);
     return UCS_PTR_IS_ERR(r) ? ucs_status_string(UCS_PTR_STATUS(r)) : nullptr;
 }
+// ---- the core's operations, with their request parameters built here ---------------------------
+// Completion of a counted non-blocking get or fetching atomic: adds 1 to `done_counter` (a
+// context's reply_done of its PE), then as nbi_completion.
+void counted_completion(void *request, ucs_status_t status, void *done_counter);
+// A put. `nbi`: the request frees itself (completion through flush, errors through
+// take_async_error); else the caller waits for the request it returns (local completion).
+inline void *put(ucp_worker_h w, ucp_ep_h ep, const void *src, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
+                 bool nbi) {
+    ucp_request_param_t prm;
+    if (nbi) {
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+        prm.cb.send = nbi_completion;
+    } else {
+        prm.op_attr_mask = 0;
+    }
+    return put_nbx(w, ep, src, n, raddr, rkey, &prm);
+}
+// A get. `done`: non-null for a counted non-blocking one (counted_completion adds to it); null:
+// the caller waits for the request it returns.
+inline void *get(ucp_worker_h w, ucp_ep_h ep, void *dst, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
+                 std::atomic<std::uint64_t> *done) {
+    ucp_request_param_t prm;
+    if (done) {
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        prm.cb.send = counted_completion;
+        prm.user_data = done;
+    } else {
+        prm.op_attr_mask = 0;
+    }
+    return get_nbx(w, ep, dst, n, raddr, rkey, &prm);
+}
+// An atomic on `size` bytes. `reply`: reply buffer (fetching form) or nullptr. `async`: the
+// request frees itself (completion is observed by quiet); otherwise the caller waits for it.
+// `done`: an async fetching one's reply counter, counted by its callback (counted_completion).
+inline void *atomic(ucp_worker_h w, ucp_ep_h ep, atomic_op op, const void *operand, std::size_t size,
+                    std::uint64_t raddr, ucp_rkey_h rkey, void *reply, bool async,
+                    std::atomic<std::uint64_t> *done = nullptr) {
+    ucp_request_param_t prm;
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    prm.datatype = ucp_dt_make_contig(size);
+    if (reply) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.reply_buffer = reply;
+    }
+    if (async) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK;
+        prm.cb.send = nbi_completion;
+        if (done) {
+            prm.op_attr_mask |= UCP_OP_ATTR_FIELD_USER_DATA;
+            prm.cb.send = counted_completion;
+            prm.user_data = done;
+        }
+    }
+    return atomic_nbx(w, ep, ucp_atomic_op_t(op), operand, raddr, rkey, &prm);
+}
 inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_ep_flush_nbx(ep, prm);
@@ -114,6 +170,30 @@ inline void *ep_flush_nbx(ucp_worker_h w, ucp_ep_h ep, const ucp_request_param_t
 inline void *worker_flush_nbx(ucp_worker_h w, const ucp_request_param_t *prm) {
     drive d(w);
     return ucp_worker_flush_nbx(w, prm);
+}
+// Flushes for the core's quiets: the request to wait for, nullptr (nothing outstanding), or an
+// error pointer.
+inline void *ep_flush(ucp_worker_h w, ucp_ep_h ep) {
+    ucp_request_param_t prm{};
+    return ep_flush_nbx(w, ep, &prm);
+}
+inline void *worker_flush(ucp_worker_h w) {
+    ucp_request_param_t prm{};
+    return worker_flush_nbx(w, &prm);
+}
+// A flush whose completion stores `Value` (release) into `word` and frees its request, inside
+// the progress call that completes it (a test of one PE's completion: core/timed.cpp). An error
+// status is stored as done as well: the caller's quiet reports it. Returns as ep_flush; on
+// nullptr or an error no store comes.
+template <int Value> void *ep_flush_then_store(ucp_worker_h w, ucp_ep_h ep, std::atomic<int> *word) {
+    ucp_request_param_t prm{};
+    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    prm.cb.send = [](void *request, ucs_status_t, void *user) {
+        static_cast<std::atomic<int> *>(user)->store(Value, std::memory_order_release);
+        ucp_request_free(request);  // inside progress: the worker is ours already (no drive)
+    };
+    prm.user_data = word;
+    return ep_flush_nbx(w, ep, &prm);
 }
 // A request's status can be read without the lock (UCX reads one field); freeing it cannot.
 inline ucs_status_t request_status(void *request) { return ucp_request_check_status(request); }
@@ -127,11 +207,13 @@ inline void request_free(ucp_worker_h w, void *request) {
 // which bounds them (USHMEM_WAIT_TIMEOUT) and says what they wait for.
 ucs_status_t wait(void *request, ucp_worker_h w);
 inline ucs_status_t wait(void *request) { return wait(request, worker()); }
-inline void fence(ucp_worker_h w) {
+// Orders the worker's later operations after its earlier ones (ucp_worker_fence). Named apart
+// from core::fence, the OpenSHMEM fence, which settles packs and direct stores too.
+inline void worker_fence(ucp_worker_h w) {
     drive d(w);
     ucp_worker_fence(w);
 }
-inline void fence() { fence(worker()); }
+inline void worker_fence() { worker_fence(worker()); }
 
 // First error reported by a fire-and-forget request, UCS_OK if none.
 ucs_status_t take_async_error();

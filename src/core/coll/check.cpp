@@ -165,7 +165,7 @@ void check_as_args(frame &f, const coll_args &a, active_set as) {
         const int r = (f.me + k) % f.n;
         bool ucx = false;
         for (int g = 0; g < ak_groups; ++g) ucx = add(r, sums + std::size_t(g), v[g]) || ucx;
-        if (ucx) transport::fence();  // the sums before the arrival
+        if (ucx) transport::worker_fence();  // the sums before the arrival
         add(r, arrivals, 1);
     }
     auto *w = reinterpret_cast<std::uint64_t *>(f.cbase);

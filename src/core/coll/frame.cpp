@@ -255,7 +255,7 @@ void signal_after(frame &f, int r, int id, bool data_ucx, bool data_direct) {
         return;
     }
     if (own) ++f.sent[r];  // the adds keep the counter equal to the count as well
-    if (data_ucx) transport::fence();
+    if (data_ucx) transport::worker_fence();
     else if (data_direct) store_fence();
     ucx_add(f.routine, p, pe, f.cseg, off, 1);
 }

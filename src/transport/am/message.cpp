@@ -21,7 +21,7 @@ void bytes_finish(void *) {}
 // Never received into: ushmem's handlers read their messages from UCX's buffers.
 void *bytes_start_unpack(void *, void *, size_t) { return nullptr; }
 ucs_status_t bytes_unpack(void *, size_t, const void *, size_t) { return UCS_ERR_UNSUPPORTED; }
-ucp_datatype_t g_bytes_dt = 0;  // created by start of context (create_bytes_datatype), destroyed by finalize()
+ucp_datatype_t g_bytes_dt = 0;  // created by start_context(), destroyed by stop_context()
 } // namespace
 
 void create_bytes_datatype(ucp_context_h) {

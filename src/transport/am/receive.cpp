@@ -39,7 +39,7 @@ void bulk_landed(void *request, ucs_status_t status, size_t, void *user_data) {
 }
 
 // `arg`: the worker it arrived on (bulk messages need it to receive their data).
-ucs_status_t on_signal_message(void *arg, const void *header, size_t header_length, void *data, size_t length,
+ucs_status_t am_signal_received(void *arg, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
     // A malformed message is a bug of ours, not the program's: it is dropped loudly rather than
     // written anywhere.
@@ -97,7 +97,7 @@ gather_packer g_gather_pack = nullptr;
 bool g_short_batch_replies = false;  // inject_short_batch_replies()
 gather_receiver g_gather_receive = nullptr;
 
-ucs_status_t on_gather_request(void *, const void *header, size_t header_length, void *data, size_t length,
+ucs_status_t am_gather_request_received(void *, const void *header, size_t header_length, void *data, size_t length,
                                const ucp_am_recv_param_t *param) {
     if (header_length != sizeof(gather_header) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
         (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !g_gather_pack) {
@@ -123,7 +123,7 @@ ucs_status_t on_gather_request(void *, const void *header, size_t header_length,
 // A message that asked for an acknowledgement (signal_header::ack) ran: owed to its sender until
 
 // `arg`: a context's own worker's counts (create_extra_worker), nullptr on the main worker.
-ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *, size_t length,
+ucs_status_t am_ack_received(void *arg, const void *header, size_t header_length, void *, size_t length,
                     const ucp_am_recv_param_t *) {
     std::uint32_t a[3];  // from, how many, stream
     if (header_length != sizeof a || length != 0 || !g_ack_receive) {
@@ -144,7 +144,7 @@ ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *,
     return UCS_OK;
 }
 
-ucs_status_t on_gather_reply(void *, const void *header, size_t header_length, void *data, size_t length,
+ucs_status_t am_gather_reply_received(void *, const void *header, size_t header_length, void *data, size_t length,
                              const ucp_am_recv_param_t *param) {
     if (header_length != sizeof(std::uint64_t) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
         !g_gather_receive) {
@@ -178,8 +178,8 @@ ucs_status_t am::set_handlers(ucp_worker_h w, void *ack_counts) {
                     UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
-        {signal_am_id, on_signal_message}, {gather_am_id, on_gather_request}, {gather_reply_am_id, on_gather_reply},
-        {ack_am_id, on_ack}};
+        {signal_am_id, am_signal_received}, {gather_am_id, am_gather_request_received}, {gather_reply_am_id, am_gather_reply_received},
+        {ack_am_id, am_ack_received}};
     for (const auto &[id, cb] : handlers) {
         hp.id = id;
         hp.cb = cb;
