@@ -76,3 +76,13 @@ ushmem_cxx_program(cxx_states)
 foreach(mode failed_then moved_from yield within nonmember messages)
   ushmem_mpi_test(cxx_states_${mode} PROGRAM cxx_states ARGS ${mode} NP 1 2 4 CONFIGS default tcp LABELS cpp)
 endforeach()
+
+# Issue #52, items 9 to 12 (mpi_tests/cxx_values.cpp): value collectives (reduce_all, broadcast and
+# their deferred _async forms, on the world, shared and split teams), dist_object, awaitable waits
+# (wait_until_async, signal_wait_until_async under the coroutine driver), then() flattening an
+# event-returning continuation, block-cyclic dist_array with inc/add. Each at 1, 2 and 4 PEs,
+# default and tcp, checking values.
+ushmem_cxx_program(cxx_values)
+foreach(mode reduce broadcast async dist_object wait then_flat cyclic)
+  ushmem_mpi_test(cxx_values_${mode} PROGRAM cxx_values ARGS ${mode} NP 1 2 4 CONFIGS default tcp LABELS cpp)
+endforeach()

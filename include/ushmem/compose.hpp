@@ -88,10 +88,13 @@ inline void wait_all(wait_limit limit, const char *routine, Each each) {
 
 // The completion of `Src` followed by f: f(value) for a source with a value, f() otherwise. f runs
 // once, in the first test(), wait() or get() that finds the source complete; its result (if any)
-// is the value of this completion. An exception from f propagates from that call, and the
-// completion stays failed: f is not run again, test() is true (it is complete), and every later
-// wait(), get() or value() rethrows the same exception (kept as a std::exception_ptr, never moved
-// out, so that a second get() cannot read a result that was never made). Move-only when Src or F is.
+// is the value of this completion. When f returns a completion itself (an event, a value_event,
+// a composed one: the next step of a chain of operations), the result is flattened: this
+// completion then completes when that one does, and its value is that one's value (not an event
+// of an event). An exception from f propagates from that call, and the completion stays failed:
+// f is not run again, test() is true (it is complete), and every later wait(), get() or value()
+// rethrows the same exception (kept as a std::exception_ptr, never moved out, so that a second
+// get() cannot read a result that was never made). Move-only when Src or F is.
 template <class Src, class F> class [[nodiscard]] then_event {
     static_assert(completion<Src>, "ushmem: then() needs an event, value_event or composed completion");
     using src_value = detail::value_t<Src>;
@@ -99,52 +102,80 @@ template <class Src, class F> class [[nodiscard]] then_event {
         if constexpr (std::is_void_v<src_value>) return f();
         else return f(s.value());
     }
+    using result_type = decltype(call(std::declval<F &>(), std::declval<const Src &>()));
+    // f returned a completion: wait for it too, and take its value.
+    static constexpr bool flat = completion<result_type>;
+    template <class R, bool Flat> struct value_of_result { using type = R; };
+    template <class R> struct value_of_result<R, true> { using type = detail::value_t<R>; };
 
 public:
-    using value_type = decltype(call(std::declval<F &>(), std::declval<const Src &>()));
+    using value_type = typename value_of_result<result_type, flat>::type;
 
 private:
-    using stored = std::conditional_t<std::is_void_v<value_type>, char, value_type>;
+    using stored = std::conditional_t<flat || std::is_void_v<result_type>, char, result_type>;
 
 public:
     then_event(Src src, F f) : src_(std::move(src)), f_(std::move(f)) {}
 
     bool test() const {
-        if (ran_) return true;
-        if (!src_.test()) return false;
-        run();
-        return true;
+        if (!ran_) {
+            if (!src_.test()) return false;
+            run();
+        }
+        if constexpr (flat) {
+            if (error_) return true;
+            return inner_->test();
+        } else {
+            return true;
+        }
     }
     void wait() const {
-        if (ran_) return rethrow_failure();
-        src_.wait();
-        run();
+        if (!ran_) {
+            src_.wait();
+            run();
+        } else {
+            rethrow_failure();
+        }
+        if constexpr (flat) inner_->wait();
     }
+    // Bounded: the source and (flattened) f's completion share the limit.
     void wait(wait_limit limit, const char *routine = "then::wait") const {
-        if (ran_) return rethrow_failure();
-        src_.wait(limit, routine);
-        run();
+        const auto start = detail::clock::now();
+        if (!ran_) {
+            src_.wait(limit, routine);
+            run();
+        } else {
+            rethrow_failure();
+        }
+        if constexpr (flat) {
+            if (!limit.bounded()) return inner_->wait();
+            const auto used = detail::clock::now() - start;
+            inner_->wait(wait_limit(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             used >= limit.duration() ? std::chrono::nanoseconds(0) : limit.duration() - used)),
+                         routine);
+        }
     }
     // The continuation's result (waits first).
     value_type get() const
         requires(!std::is_void_v<value_type>)
     {
         wait();
-        return *result_;
+        return value();
     }
     value_type get(wait_limit limit, const char *routine = "then::get") const
         requires(!std::is_void_v<value_type>)
     {
         wait(limit, routine);
-        return *result_;
+        return value();
     }
     // The result once complete; rethrows f's exception when it failed (the composed completions and
     // co_await read it through here, so a failure reaches them too).
-    const stored &value() const
+    decltype(auto) value() const
         requires(!std::is_void_v<value_type>)
     {
         rethrow_failure();
-        return *result_;
+        if constexpr (flat) return inner_->value();
+        else return static_cast<const stored &>(*result_);
     }
     // Chains: e.then(f).then(g).
     template <class G> then_event<then_event, std::decay_t<G>> then(G &&g) && {
@@ -155,7 +186,8 @@ private:
     void run() const {
         ran_ = true;
         try {
-            if constexpr (std::is_void_v<value_type>) call(f_, src_);
+            if constexpr (flat) inner_.emplace(call(f_, src_));
+            else if constexpr (std::is_void_v<result_type>) call(f_, src_);
             else result_.emplace(call(f_, src_));
         } catch (...) {
             error_ = std::current_exception();
@@ -166,11 +198,13 @@ private:
         if (error_) [[unlikely]]
             std::rethrow_exception(error_);
     }
+    using inner_type = std::conditional_t<flat, result_type, char>;
     Src src_;
     mutable F f_;
     mutable bool ran_ = false;
     mutable std::optional<stored> result_;
-    mutable std::exception_ptr error_;  // f's exception: the completion failed
+    mutable std::optional<inner_type> inner_;  // f's completion, when flattened
+    mutable std::exception_ptr error_;         // f's exception: the completion failed
 };
 
 template <completion Src, class F> inline auto then(Src &&src, F &&f) {

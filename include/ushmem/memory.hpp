@@ -401,7 +401,15 @@ public:
     std::span<T> local() const noexcept { return {p_, n_}; }
     T *data() const noexcept { return p_; }
     std::size_t size() const noexcept { return n_; }
+    // Unchecked, as std::vector's: i must be below size() (at(i) checks).
     T &operator[](std::size_t i) const noexcept { return p_[i]; }
+    // This PE's element i, bounds-checked: invalid_argument beyond size().
+    T &at(std::size_t i) const {
+        if (i >= n_) [[unlikely]]
+            detail::throw_invalid("symmetric::at", "index " + std::to_string(i) + " beyond size " +
+                                  std::to_string(n_));
+        return p_[i];
+    }
     T *begin() const noexcept { return p_; }
     T *end() const noexcept { return p_ + n_; }
 

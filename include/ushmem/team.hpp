@@ -3,10 +3,58 @@
 
 #include <ushmem/rma.hpp>
 
+#include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <optional>
 #include <utility>
 
 namespace ushmem {
+
+// The scratch of the value collectives (collectives.hpp: reduce_all, broadcast of one value),
+// kept here because a team gives its slot back when it is destroyed. It is the program's static
+// data, which OpenSHMEM makes symmetric (the same object on every PE), so no collective
+// allocation is needed for it, and a team that is not the world can have one although
+// shmem_malloc is collective over every PE. Slot 0 belongs to the world team and slot 1 to the
+// shared team; another team's members agree on a slot free on all of them at its first value
+// collective (collectives.hpp, detail::vc_claim), and every member frees its own when the team
+// is destroyed. One slot per team, so that collectives on overlapping teams never write into one
+// another's scratch (a member of team B may already write into a PE's buffers while that PE is
+// still in a collective of team A).
+namespace detail {
+inline constexpr int vc_slots = 64;
+inline constexpr std::size_t vc_bytes = 256;  // per direction: broadcasts larger than this go in pieces
+struct alignas(64) vc_slot {
+    unsigned char src[vc_bytes];
+    unsigned char dst[vc_bytes];
+};
+inline vc_slot g_vc_area[vc_slots];
+inline std::uint64_t g_vc_taken = 3;   // bit s: slot s held on this PE (set by the claiming leader)
+inline std::int64_t g_vc_mailbox = 0;  // the slot a leader chose, put into every member
+inline std::atomic<shmem_team_t> g_vc_owner[vc_slots];  // local: the team holding slot s here
+inline std::mutex g_vc_mutex;                            // claims and releases on this PE
+// The slot of team h on this PE, -1 before its first value collective. (No lock: owners change
+// only in claims and releases, which the team's own collectives cannot overlap.)
+inline int vc_find(shmem_team_t h) noexcept {
+    if (h == SHMEM_TEAM_WORLD) [[likely]]
+        return 0;
+    if (h == SHMEM_TEAM_SHARED) return 1;
+    for (int s = 2; s < vc_slots; ++s)
+        if (g_vc_owner[s].load(std::memory_order_acquire) == h) return s;
+    return -1;
+}
+// Gives team h's slot back on this PE (its destruction). Only this PE's bit: the other members
+// free theirs when they destroy the team, and a new team takes a slot only where it is free on
+// every member.
+inline void vc_release(shmem_team_t h) noexcept {
+    std::lock_guard<std::mutex> lock(g_vc_mutex);
+    for (int s = 2; s < vc_slots; ++s)
+        if (g_vc_owner[s].load(std::memory_order_relaxed) == h) {
+            g_vc_owner[s].store(SHMEM_TEAM_INVALID, std::memory_order_release);
+            (void)shmem_uint64_atomic_fetch_and(&g_vc_taken, ~(std::uint64_t(1) << s), shmem_my_pe());
+        }
+}
+} // namespace detail
 
 // A team handle. world() and shared() are predefined (not owned); split_strided returns an owned
 // team, destroyed by its destructor; like symmetric<>, an owned team destroyed during exception
@@ -109,8 +157,10 @@ private:
             std::fprintf(stderr, "ushmem: PE %d: team unusable after a timed-out collective; leaked "
                                  "instead of shmem_team_destroy (its slot may still receive the "
                                  "abandoned collective's signals)\n", shmem_my_pe());
-        else
+        else {
+            detail::vc_release(h_);  // (a leaked team keeps its value-collective slot too)
             shmem_team_destroy(h_);
+        }
         h_ = SHMEM_TEAM_INVALID;
     }
     shmem_team_t h_ = SHMEM_TEAM_INVALID;

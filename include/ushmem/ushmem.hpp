@@ -15,5 +15,7 @@
 #include <ushmem/compose.hpp>
 #include <ushmem/team.hpp>
 #include <ushmem/dist_array.hpp>
+#include <ushmem/dist_object.hpp>
+#include <ushmem/collectives.hpp>
 #include <ushmem/coro.hpp>
 #include <ushmem/wait.hpp>

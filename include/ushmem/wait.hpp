@@ -2,6 +2,7 @@
 // their _vector forms), with the bounded forms of wait_until.
 #pragma once
 
+#include <ushmem/compose.hpp>
 #include <ushmem/team.hpp>
 
 #include <optional>
@@ -216,5 +217,124 @@ inline std::vector<std::size_t> wait_until_some(std::span<T> ivars, cmp c,
                                                 wait_limit limit = {}) {
     return wait_until_some(ivars, {}, c, values, limit);
 }
+
+// ---- Awaitable waits ------------------------------------------------------------------------
+// wait_until_async(ivar, cmp, value) and signal_wait_until_async(sig, cmp, value) are completions
+// (test(), wait(), wait(limit), then, when_all, co_await): test() is one shmem_test (which
+// progresses the transport), so under ushmem::run the driver polls it with the other parked
+// coroutines, which run meanwhile, instead of blocking in shmem_wait_until. (wait_until itself
+// stays the blocking call it is in C; the awaitable form has the _async name, as put/put_async.)
+// Copyable; the variable must outlive it.
+template <class T> class [[nodiscard]] wait_event {
+    static_assert(p2p_type<T>, "ushmem: wait_until is not supported for this type");
+
+public:
+    wait_event(T &ivar, cmp c, T value) noexcept : ivar_(&ivar), c_(c), v_(value) {}
+    bool test() const {
+        if (!done_) done_ = shmem_test(ivar_, int(c_), v_) != 0;
+        return done_;
+    }
+    void wait() const {
+        if (!done_) shmem_wait_until(ivar_, int(c_), v_);
+        done_ = true;
+    }
+    // timeout_error naming this PE, the condition and the value last seen (as wait_until(..., d)).
+    void wait(wait_limit limit, const char * = "wait_until") const {
+        if (done_) return;
+        ushmem::wait_until(*ivar_, c_, v_, limit);
+        done_ = true;
+    }
+    template <class G> then_event<wait_event, std::decay_t<G>> then(G &&g) const {
+        return {*this, std::forward<G>(g)};
+    }
+
+private:
+    T *ivar_;
+    cmp c_;
+    T v_;
+    mutable bool done_ = false;
+};
+template <class T> inline wait_event<T> wait_until_async(T &ivar, cmp c, std::type_identity_t<T> value) {
+    return {ivar, c, value};
+}
+template <class T>
+inline wait_event<T> wait_until_async(const symmetric<T> &s, std::size_t i, cmp c, std::type_identity_t<T> value) {
+    if (i >= s.size()) [[unlikely]]
+        detail::throw_invalid("wait_until_async", "index " + std::to_string(i) + " beyond size " + std::to_string(s.size()));
+    return {s[i], c, value};
+}
+
+namespace detail {
+inline bool holds(std::uint64_t seen, cmp c, std::uint64_t v) {
+    switch (c) {
+    case cmp::eq: return seen == v;
+    case cmp::ne: return seen != v;
+    case cmp::gt: return seen > v;
+    case cmp::ge: return seen >= v;
+    case cmp::lt: return seen < v;
+    case cmp::le: return seen <= v;
+    }
+    return false;
+}
+} // namespace detail
+
+// A signal wait (shmem_signal_wait_until) as a completion whose value is the signal that met the
+// condition. test(): shmem_test on the signal (progress), then shmem_signal_fetch, checked again
+// locally so that the value reported is one that satisfies the condition.
+class [[nodiscard]] signal_event {
+public:
+    using value_type = std::uint64_t;
+    signal_event(std::uint64_t &sig, cmp c, std::uint64_t value) noexcept : sig_(&sig), c_(c), v_(value) {}
+    bool test() const {
+        if (done_) return true;
+        if (shmem_test(sig_, int(c_), v_) == 0) return false;
+        seen_ = shmem_signal_fetch(sig_);
+        return done_ = detail::holds(seen_, c_, v_);
+    }
+    void wait() const {
+        if (!done_) seen_ = shmem_signal_wait_until(sig_, int(c_), v_);
+        done_ = true;
+    }
+    void wait(wait_limit limit, const char * = "signal_wait_until") const {
+        if (!limit.bounded()) return wait();
+        detail::poll_until(detail::clock::now(), limit.duration(), [&] { return test(); },
+                           [&](std::chrono::nanoseconds elapsed) {
+                               if (test()) return;
+                               throw timeout_error(shmem_my_pe(), elapsed,
+                                                   "ushmem: signal_wait_until" +
+                                                       detail::wait_until_failure<std::uint64_t>(*sig_, c_, v_).substr(18));
+                           });
+    }
+    std::uint64_t get() const {
+        wait();
+        return seen_;
+    }
+    std::uint64_t get(wait_limit limit, const char *routine = "signal_wait_until") const {
+        wait(limit, routine);
+        return seen_;
+    }
+    // The signal's value that met the condition (once complete).
+    const std::uint64_t &value() const { return seen_; }
+    template <class G> then_event<signal_event, std::decay_t<G>> then(G &&g) const {
+        return {*this, std::forward<G>(g)};
+    }
+
+private:
+    std::uint64_t *sig_;
+    cmp c_;
+    std::uint64_t v_;
+    mutable std::uint64_t seen_ = 0;
+    mutable bool done_ = false;
+};
+
+// Blocking (shmem_signal_wait_until): returns the signal's value that met the condition. Bounded
+// (a last wait_limit): polls, then timeout_error naming this PE, the condition and the value seen.
+inline std::uint64_t signal_wait_until(std::uint64_t &sig, cmp c, std::uint64_t value) {
+    return shmem_signal_wait_until(&sig, int(c), value);
+}
+inline std::uint64_t signal_wait_until(std::uint64_t &sig, cmp c, std::uint64_t value, wait_limit limit) {
+    return signal_event(sig, c, value).get(limit);
+}
+inline signal_event signal_wait_until_async(std::uint64_t &sig, cmp c, std::uint64_t value) { return {sig, c, value}; }
 
 } // namespace ushmem
