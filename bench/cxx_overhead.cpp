@@ -14,6 +14,12 @@
 //   then     put + completion + f      shmem_putmem_nbi + shmem_pe_quiet + f vs put_async(...).then(f).wait()
 //   co_await put + completion in a coroutine: shmem_putmem_nbi + shmem_pe_quiet vs
 //            sync_wait(a task<> that co_awaits put_async) (its frame allocation included)
+// Collective rows (both PEs take part; fewer iterations):
+//   reduce_all   sum of one long      shmem_long_sum_reduce on a symmetric buffer allocated once vs
+//                                     ushmem::reduce_all(v, reduce_op::sum)
+//   reduce_async the same             vs reduce_all_async(v, sum).get() (the deferred event)
+//   reduce_alloc the same             vs what a one-long sum cost before reduce_all: two
+//                                     symmetric<long>(1) + reduce<sum> (allocations, barriers, frees)
 // Output: 'RESULT test=<op>_<c|cxx> size=8 np=2 value=<ns/op> unit=ns best=<ns/op> iters=.. reps=..
 // lib=ushmem api=<c|cxx>' and 'RESULT test=<op>_overhead ... value=<cxx-c ns>' (from the best of
 // each). --smoke: a few iterations, no timing claim.
@@ -151,7 +157,53 @@ int main(int argc, char **argv) {
                         iters, reps);
         }
     }
+    // Collectives: both PEs, alternating C and C++ as above.
+    const char *cnames[] = {"reduce_all", "reduce_async", "reduce_alloc"};
+    constexpr int ncres = 3;
+    result cres[ncres];
+    const long citers = smoke ? 200 : 20000;
+    long *csrc = static_cast<long *>(shmem_malloc(2 * sizeof(long))), *cdst = csrc + 1;
+    long bad = 0;  // sums that were wrong
+    auto c_sum = [&](long i) {
+        *csrc = i;
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, cdst, csrc, 1);
+        bad += *cdst != 2 * i;
+    };
+    for (int r = 0; r < reps; ++r) {
+        for (int k = 0; k < ncres; ++k) {
+            const long n = k == 2 ? citers / 10 : citers;
+            cres[k].c.push_back(ns_per_op(n, c_sum));
+            cres[k].cxx.push_back(ns_per_op(n, [&](long i) {
+                long s = 0;
+                if (k == 0) {
+                    s = ushmem::reduce_all(i, ushmem::reduce_op::sum);
+                } else if (k == 1) {
+                    s = ushmem::reduce_all_async(i, ushmem::reduce_op::sum).get();
+                } else {
+                    ushmem::symmetric<long> src(1, i), dst(1);
+                    ushmem::reduce<ushmem::reduce_op::sum>(ushmem::world(), dst.local(), src.local());
+                    s = dst[0];
+                }
+                bad += s != 2 * i;
+            }));
+        }
+    }
+    shmem_free(csrc);
+    if (me == 0)
+        for (int k = 0; k < ncres; ++k) {
+            const long n = k == 2 ? citers / 10 : citers;
+            std::printf("RESULT test=%s_c size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=c\n",
+                        cnames[k], median(cres[k].c), best(cres[k].c), n, reps);
+            std::printf("RESULT test=%s_cxx size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=cxx\n",
+                        cnames[k], median(cres[k].cxx), best(cres[k].cxx), n, reps);
+            std::printf("RESULT test=%s_ratio size=8 np=2 value=%.3f unit=x best=%.3f iters=%ld reps=%d lib=ushmem api=cxx/c\n",
+                        cnames[k], median(cres[k].cxx) / median(cres[k].c), best(cres[k].cxx) / best(cres[k].c), n, reps);
+        }
     int status = 0;
+    if (bad != 0) {
+        std::fprintf(stderr, "CHECK FAILED pe=%d test=reduce: %ld wrong sums\n", me, bad);
+        status = 1;
+    }
     if (me == 0 && thens != 2L * iters * reps) {
         std::fprintf(stderr, "CHECK FAILED pe=0 test=then: %ld continuations, want %ld\n", thens, 2L * iters * reps);
         status = 1;
