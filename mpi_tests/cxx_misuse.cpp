@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 void uses(ushmem::symmetric<int> &ints, ushmem::symmetric<long> &longs, ushmem::symmetric<double> &dbl,
           ushmem::symmetric<unsigned long> &ulongs, ushmem::batch &b) {
@@ -42,6 +43,8 @@ void uses(ushmem::symmetric<int> &ints, ushmem::symmetric<long> &longs, ushmem::
 #elif defined(MISUSE_value_event_then_lvalue)
     auto e = ushmem::fetch_add_async(longs.at(0, 0), 1L);
     auto t = e.then([](long v) { return v; });
+#elif defined(MISUSE_dist_object_string)
+    ushmem::dist_object<std::string> names("x");
 #elif defined(MISUSE_translate_as_int)
     int pe = ushmem::world().translate(0, ushmem::world());
     (void)pe;

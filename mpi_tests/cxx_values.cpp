@@ -15,7 +15,7 @@
 //                of the same PE produces what the neighbour waits for (needs the driver to poll
 //                both); blocking and bounded signal_wait_until
 //   then_flat    then(f) with f returning an event, a value_event and another then: the value is
-//                the inner one
+//                the inner one; a moved-from event to several PEs is still the same event
 //   cyclic       dist_array with block_cyclic{b}: ownership, local_size, for_each indices, bulk
 //                get/put across blocks, inc and add
 // Exits 0 when every check holds.
@@ -253,6 +253,17 @@ void test_then_flat() {
     CHECK(two.get() == std::to_string(npes * 10));
     ushmem::barrier();
     CHECK(x[1] == 16);
+    // A moved-from event to several PEs is the same event (moving copies), still valid to wait.
+    ushmem::symmetric<long> y(static_cast<std::size_t>(npes));
+    ushmem::batch b;
+    for (int pe = 0; pe < npes; ++pe) b.put(y.at(std::size_t(me), pe), long(me));
+    ushmem::event e = b.submit();
+    ushmem::event moved_to = std::move(e);
+    CHECK(e.pes().size() == moved_to.pes().size() && e.pes().size() == std::size_t(npes));
+    e.wait();
+    moved_to.wait(10s);
+    ushmem::barrier();
+    for (int pe = 0; pe < npes; ++pe) CHECK(y[std::size_t(pe)] == pe);
 }
 
 void test_cyclic() {

@@ -63,6 +63,13 @@ public:
     // Several PEs (counts->pes not empty, distinct).
     event(shmem_ctx_t ctx, std::shared_ptr<const detail::pe_counts> counts) noexcept
         : ctx_(ctx), n_(int(counts->pes.size())), spill_(std::move(counts)) {}
+    // Moving copies: an event is a small value (a shared pointer's copy cannot throw), and a
+    // moved-from event is then the same event, still valid to wait or test. (A defaulted move left
+    // an event to several PEs with its count of PEs but no list of them.)
+    event(const event &) = default;
+    event &operator=(const event &) = default;
+    event(event &&o) noexcept : event(static_cast<const event &>(o)) {}
+    event &operator=(event &&o) noexcept { return *this = static_cast<const event &>(o); }
     int pe() const noexcept { return n_ == 1 ? pes()[0] : -1; }
     shmem_ctx_t context() const noexcept { return ctx_; }
     // False for an event covering the whole context (operations not counted).
