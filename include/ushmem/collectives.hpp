@@ -96,6 +96,7 @@ template <class T> constexpr bool reducible(reduce_op op) {
 }
 
 template <class T> inline T reduce_value(shmem_team_t h, T v, reduce_op op, wait_limit limit, const char *what) {
+    check_member(h, what);
     if (!reducible<T>(op)) [[unlikely]]
         throw_bad_op(what, op);
     vc_slot &s = vc_slot_of(h, what, limit);
@@ -141,13 +142,14 @@ template <class T> inline T broadcast_value(shmem_team_t h, const T &v, int root
         throw_invalid(what, "root " + std::to_string(root) + " is not a PE of the team (0 to " + std::to_string(n - 1) + ")");
     vc_slot &s = vc_slot_of(h, what, limit);
     const bool am_root = shmem_team_my_pe(h) == root;
-    const auto start = clock::now();  // (a bounded broadcast in pieces shares one deadline)
+    const auto start = limit.bounded() ? clock::now() : clock::time_point{};  // (pieces share one deadline)
     alignas(T) unsigned char out[sizeof(T)];
     const auto *in = reinterpret_cast<const unsigned char *>(&v);
     for (std::size_t off = 0; off < sizeof(T); off += vc_bytes) {
         const std::size_t k = std::min(vc_bytes, sizeof(T) - off);
         if (am_root) std::memcpy(s.src, in + off, k);
-        run_coll(h, what, limit, [&] { return shmem_broadcastmem(h, s.dst, s.src, k, root); }, start);
+        const auto piece = [&] { return shmem_broadcastmem(h, s.dst, s.src, k, root); };
+        run_coll(h, what, limit, piece, start);
         if (!am_root) std::memcpy(out + off, s.dst, k);
     }
     if (am_root) return v;

@@ -39,6 +39,7 @@ inline int vc_find(shmem_team_t h) noexcept {
     if (h == SHMEM_TEAM_WORLD) [[likely]]
         return 0;
     if (h == SHMEM_TEAM_SHARED) return 1;
+    if (h == SHMEM_TEAM_INVALID) return -1;  // (free slots' owner)
     for (int s = 2; s < vc_slots; ++s)
         if (g_vc_owner[s].load(std::memory_order_acquire) == h) return s;
     return -1;
