@@ -60,7 +60,7 @@ endforeach()
 # The complete examples of docs/cpp.md for the second step of the API (examples/cpp/: coroutines,
 # composition, dist_array with batches, multi-flag waits) at every PE count and configuration:
 # each checks its own results (exit status).
-foreach(ex coro_overlap compose_fetches dist_histogram wait_flags)
+foreach(ex coro_overlap compose_fetches dist_histogram wait_flags values)
   add_executable(mpi_cxx_example_${ex} ${PROJECT_SOURCE_DIR}/examples/cpp/${ex}.cpp)
   set_target_properties(mpi_cxx_example_${ex} PROPERTIES OUTPUT_NAME cxx_example_${ex})
   target_include_directories(mpi_cxx_example_${ex} PRIVATE ${PROJECT_SOURCE_DIR}/include)
