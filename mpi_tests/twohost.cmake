@@ -140,3 +140,12 @@ foreach(_col IN LISTS USHMEM_COLL_MATRIX_COLUMNS)
                   ENV ${_env} LABELS twohost collmatrix)
 endforeach()
 ushmem_mpi_test(order_flag ARGS 100 NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
+
+# The C++ API's value collectives, dist_object, awaitable waits, then() flattening and
+# block-cyclic dist_array (mpi_tests/cxx_values.cpp, issue #52) across two hosts.
+if(TARGET mpi_cxx_values)
+  foreach(mode reduce broadcast async dist_object wait then_flat cyclic)
+    ushmem_mpi_test(cxx_values_${mode} PROGRAM cxx_values ARGS ${mode} NP 4 CONFIGS twohost TIMEOUT 300
+                    LABELS twohost cpp)
+  endforeach()
+endif()
