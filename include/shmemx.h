@@ -131,6 +131,44 @@ void shmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t *cntr_value);
 void shmemx_pcntr_get_completed_target(uint64_t *cntr_value);
 void shmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
 
+/* ---- Remote procedure calls (the C++ API's ushmem::rpc, include/ushmem/rpc.hpp, builds on these) ----
+ * A function is registered with its trampoline, which decodes the argument bytes, calls it and
+ * encodes its result into *reply (malloc'd, *reply_n bytes; the library frees it). The trampoline
+ * returns SHMEMX_RPC_OK, SHMEMX_RPC_THREW (*reply: the text of the error) or SHMEMX_RPC_BAD_ARGS
+ * (*reply: what was wrong with the bytes). Every PE must run the same binary: a function's id is
+ * its position in a table sorted at shmem_init by where each trampoline lies in its module. */
+typedef int (*shmemx_rpc_trampoline)(const void *args, size_t n, void **reply, size_t *reply_n);
+#define SHMEMX_RPC_OK 0
+#define SHMEMX_RPC_THREW 1
+#define SHMEMX_RPC_BAD_ARGS 2
+#define SHMEMX_RPC_UNKNOWN_FUNCTION 3 /* the target has no such function, or of other types */
+#define SHMEMX_RPC_TARGET_GONE 4      /* the target finalized, or could not take the call */
+/* Registers `fn` (at any time, also before shmem_init: the C++ API does it during static
+ * initialization). `signature`: a hash of the function's types, which the target compares with its
+ * own; `name` (kept, not copied) names it in messages; `key` (may be NULL): what the program holds
+ * to name the function at run time (its address), for shmemx_rpc_find. 0, or -1 when out of memory. */
+int shmemx_rpc_register(shmemx_rpc_trampoline fn, uint64_t signature, const char *name, const void *key);
+/* The id of a registered trampoline, or of the function registered under `key`; UINT32_MAX when
+ * there is none. */
+uint32_t shmemx_rpc_id(shmemx_rpc_trampoline fn);
+uint32_t shmemx_rpc_find(const void *key);
+/* Calls function `fn_id` on `pe` with n bytes of arguments (copied before the call returns). With
+ * `request` non-NULL the caller awaits the reply (shmemx_rpc_test) under the id stored there; NULL:
+ * fire and forget (a failure at the target is printed there). The function runs on `pe` at its next
+ * progress point: a wait or test on memory, shmem_barrier_all, shmem_sync_all, shmem_team_sync,
+ * shmemx_rpc_test, shmemx_progress, and on the progress thread at SHMEM_THREAD_MULTIPLE. A PE out of
+ * range ends the job with a message naming shmemx_rpc_send and the PE. */
+void shmemx_rpc_send(int pe, uint32_t fn_id, const void *args, size_t n, uint64_t *request);
+/* Progresses (this PE's queued calls run), then returns 1 when the reply to `request` has arrived:
+ * *reply (malloc'd; free it with shmemx_rpc_free, or NULL when `reply` is NULL) holds *n bytes, the
+ * result (status SHMEMX_RPC_OK) or the text of the failure; the request is then forgotten. 0 otherwise. */
+int shmemx_rpc_test(uint64_t request, void **reply, size_t *n, int *status);
+/* The reply to `request` will not be awaited: it is dropped when it arrives. */
+void shmemx_rpc_cancel(uint64_t request);
+void shmemx_rpc_free(void *reply);
+/* Progresses the transport and runs the remote procedure calls queued for this PE. */
+void shmemx_progress(void);
+
 #ifdef __cplusplus
 }
 #endif

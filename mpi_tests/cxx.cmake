@@ -41,7 +41,9 @@ set(USHMEM_CXX_MISUSE_CASES
   "fetch_add_double_type|atomic fetch_add is not supported for this type"
   "translate_as_int|std::optional<int>"
   "value_event_then_lvalue|value_event::then moves the event (its value slot is not copyable): write std::move(e).then(f)"
-  "dist_object_string|dist_object<T> needs a trivially copyable T")
+  "dist_object_string|dist_object<T> needs a trivially copyable T"
+  "rpc_capture|the function must not capture anything"
+  "rpc_pointer_argument|a parameter type cannot travel")
 set(misuse_cmd ${CMAKE_CXX_COMPILER} -std=c++20 -fsyntax-only -I${PROJECT_SOURCE_DIR}/include)
 add_test(NAME cxx_misuse.control COMMAND ${misuse_cmd} ${CMAKE_CURRENT_SOURCE_DIR}/cxx_misuse.cpp)
 set_tests_properties(cxx_misuse.control PROPERTIES LABELS "unit;cpp" TIMEOUT 120)
@@ -87,3 +89,11 @@ ushmem_cxx_program(cxx_values)
 foreach(mode reduce broadcast async dist_object wait then_flat cyclic)
   ushmem_mpi_test(cxx_values_${mode} PROGRAM cxx_values ARGS ${mode} NP 1 2 4 CONFIGS default tcp LABELS cpp)
 endforeach()
+
+# Remote procedure calls (mpi_tests/cxx_rpc.cpp): values, spans, strings, void functions,
+# fire-and-forget counting, a callee's exception, a bad PE, unknown and malformed calls, a
+# distributed hash table, every PE calling every PE at once. "mt": SHMEM_THREAD_MULTIPLE with a
+# progress thread, whose PE 1 computes while PE 0 calls it (its progress thread runs the function).
+ushmem_cxx_program(cxx_rpc)
+ushmem_mpi_test(cxx_rpc NP 1 2 4 CONFIGS default tcp LABELS cpp)
+ushmem_mpi_test(cxx_rpc_mt PROGRAM cxx_rpc ARGS mt NP 2 4 CONFIGS default tcp ENV USHMEM_PROGRESS_THREAD=on LABELS cpp)

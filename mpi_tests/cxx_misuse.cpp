@@ -48,6 +48,12 @@ void uses(ushmem::symmetric<int> &ints, ushmem::symmetric<long> &longs, ushmem::
 #elif defined(MISUSE_translate_as_int)
     int pe = ushmem::world().translate(0, ushmem::world());
     (void)pe;
+#elif defined(MISUSE_rpc_capture)
+    int local = 3;
+    (void)ushmem::rpc(0, [local](int k) { return k + local; }, 1);
+#elif defined(MISUSE_rpc_pointer_argument)
+    int local = 3;
+    (void)ushmem::rpc(0, [](int *p) { return *p; }, &local);
 #endif
 }
 

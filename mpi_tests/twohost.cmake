@@ -11,12 +11,13 @@ if(NOT USHMEM_TWOHOST_TESTS)
 endif()
 
 # RMA, ordering, atomics, signals, point-to-point synchronization, locks, contexts, teams,
-# collectives, symmetric allocation, exit with and without finalize, the C++ API, MPI
+# collectives, symmetric allocation, exit with and without finalize, the C++ API (with its remote
+# procedure calls), MPI
 # interoperability, and the randomized model-checked stress. Timeouts: 3-35 s each on a loaded
 # 2-core machine (2 PEs share each host's CPU), wide for the load of CI.
 ushmem_mpi_test(setup PROGRAM setup ARGS --config=@CONFIG@ NP 4 CONFIGS twohost LABELS twohost)
 foreach(prog rma_typed rma_sized rma_strided rma_nbi order barrier amo signal p2p lock ctx team
-             coll_data coll_reduce coll_sync coll_backtoback cxx_api)
+             coll_data coll_reduce coll_sync coll_backtoback cxx_api cxx_rpc)
   ushmem_mpi_test(${prog} NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
 endforeach()
 # Bulk messages between the hosts (each simulated host has more PEs than CPUs, where the default

@@ -22,6 +22,7 @@ enum class errc : int {
     timeout = 3,              // a blocking call's deadline passed
     transport = 4,            // the transport or a collective reported a failure
     team_unusable = 5,        // a collective on this team timed out earlier (see team::usable)
+    remote_call = 6,          // a remote procedure call failed on its target (rpc_error, rpc.hpp)
 };
 
 namespace detail {
@@ -35,6 +36,7 @@ public:
         case errc::timeout: return "timed out";
         case errc::transport: return "transport or collective failure";
         case errc::team_unusable: return "team unusable after a timed-out collective";
+        case errc::remote_call: return "remote procedure call failed on its target";
         }
         return "unknown ushmem error";
     }

@@ -19,3 +19,4 @@
 #include <ushmem/collectives.hpp>
 #include <ushmem/coro.hpp>
 #include <ushmem/wait.hpp>
+#include <ushmem/rpc.hpp>

@@ -204,6 +204,7 @@ USHMEM_DEF(int, shmem_team_sync, (shmem_team_t team)) {
     core::team *t = api::team_of("shmem_team_sync", team);
     if (!t) return -1;
     core::stats::timed timing(core::stats::t_coll);
+    const transport::rpc_point rpcs;
     core::team_sync("shmem_team_sync", *t);
     return 0;
 }

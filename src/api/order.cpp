@@ -66,12 +66,17 @@ USHMEM_DEF(void, shmem_barrier_all, (void)) {
     core::stats::timed t(core::stats::t_coll);
     // Only with statistics on (shmemx_pcntr_get_completed_write): the barrier quiets first.
     const std::uint64_t issued = USHMEM_UNLIKELY(core::stats::enabled) ? core::stats::writes_issued() : 0;
-    core::barrier_all("shmem_barrier_all", true);
+    // The quiet first, outside the rpc_point: remote procedure calls run in the barrier's wait, not
+    // inside the quiet (transport/am/rpc.hpp).
+    core::quiet("shmem_barrier_all", rt.default_ctx);
+    const transport::rpc_point rpcs;
+    core::barrier_all("shmem_barrier_all", false);
     if (issued) core::stats::writes_completed_upto(issued);
 }
 
 USHMEM_DEF(void, shmem_sync_all, (void)) {
     core::check_running("shmem_sync_all");
     core::stats::timed t(core::stats::t_coll);
+    const transport::rpc_point rpcs;
     core::barrier_all("shmem_sync_all", false);
 }

@@ -70,5 +70,6 @@ USHMEM_DEF(uint64_t, shmem_signal_fetch, (const uint64_t *sig_addr)) {
     return core::signal_fetch(r, sig_addr);
 }
 USHMEM_DEF(uint64_t, shmem_signal_wait_until, (uint64_t * sig_addr, int cmp, uint64_t cmp_value)) {
+    const transport::rpc_point rpcs;
     return core::wait_until_value<unsigned long>("shmem_signal_wait_until", sig_addr, cmp, cmp_value);
 }

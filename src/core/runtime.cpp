@@ -5,6 +5,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "core/info.hpp"
 #include "core/preflight.hpp"
+#include "core/rpc.hpp"
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
@@ -523,6 +524,7 @@ int init(const char *routine, const void *comm, int requested) {
     rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
     transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
+    rpc_init();  // remote procedure calls' handlers, before the worker (core/rpc.hpp)
     // Faults that ushmem's own tests inject, to check that the library notices them.
     if (rt.cfg.test_fault == "short_get_replies") transport::inject_short_batch_replies();
     else if (rt.cfg.test_fault == "lose_wakeups") inject_lost_wakeups();
@@ -713,6 +715,7 @@ void finalize(const char *routine) {
         g_progress.join();
     }
     rt.state = lib_state::finalized;
+    rpc_finalize();  // calls still queued are dropped: every PE is past its last barrier
     transport::stop_acks();  // every PE passed its last quiet: none waits for one
     std::vector<transport::ep_h> eps;
     for (peer &p : rt.peers) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "transport/am/acks.hpp"
+#include "transport/am/rpc.hpp"
 #include "transport/shared_state.hpp"
 #include "transport/sleep.hpp"
 #include "transport/worker.hpp"
@@ -35,6 +36,7 @@ inline unsigned progress_main() {
 inline unsigned progress() {
     const unsigned n = progress_main();
     settle_acks();
+    run_rpcs();  // (queued remote procedure calls, inside an rpc_point: am/rpc.hpp)
     return n;
 }
 // progress() for a wait on data that a peer's message may bring (wait_until, signal_wait_until):

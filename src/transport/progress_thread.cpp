@@ -29,6 +29,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
            long (*held_work)(bool &sent)) {
     const int efd = main_efd();
     long last_event = 0;
+    rpc_mark_server_thread();
     while (!stop.load(std::memory_order_relaxed)) {
         // While the PE progresses the worker itself (it waits in the library), what arrives is
         // its to serve: stay parked until it has not progressed for a whole hand-off period.
@@ -90,6 +91,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                 n = ucp_worker_progress(detail::shared.main_worker);
             }
             settle_acks();
+            run_rpcs();  // (only where the program allows it: SHMEM_THREAD_MULTIPLE, am/rpc.hpp)
             if (n) {
                 const bool woke = on_events && on_events();
                 // The PE drives the worker again (its quiet, its wait): leave it the worker, as

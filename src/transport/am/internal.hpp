@@ -61,6 +61,11 @@ void reply_sent(void *request, ucs_status_t, void *copy);
 // The handlers of ushmem's own messages, on every worker (create_worker, create_extra_worker).
 // `ack_counts`: a context's own worker's counts, nullptr on the main worker.
 ucs_status_t set_handlers(ucp_worker_h w, void *ack_counts);
+// Remote procedure calls' handlers (rpc.cpp).
+ucs_status_t rpc_request_received(void *, const void *header, size_t header_length, void *data, size_t length,
+                                  const ucp_am_recv_param_t *param);
+ucs_status_t rpc_reply_received(void *, const void *header, size_t header_length, void *data, size_t length,
+                                const ucp_am_recv_param_t *param);
 
 // ---- acknowledgements (acks.cpp) -------------------------------------------------------------
 extern ack_receiver g_ack_receive;  // the core's (set_ack_handler)

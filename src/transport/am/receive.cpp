@@ -169,9 +169,9 @@ void inject_short_batch_replies() { g_short_batch_replies = true; }
 void inject_rejected_bulk() { g_reject_bulk = true; }
 void set_bulk_checker(bulk_checker check) { g_bulk_check = check; }
 
-// The handlers of ushmem's own messages, on every worker: signal and strided messages and strided
-// get requests arrive on the main one (peers connect to it), the replies to a strided get on the
-// worker that asked (a context's own, too).
+// The handlers of ushmem's own messages, on every worker: signal and strided messages, strided
+// get requests and remote procedure calls (requests and replies) arrive on the main one (peers
+// connect to it), the replies to a strided get on the worker that asked (a context's own, too).
 ucs_status_t am::set_handlers(ucp_worker_h w, void *ack_counts) {
     ucp_am_handler_param_t hp{};
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -179,7 +179,7 @@ ucs_status_t am::set_handlers(ucp_worker_h w, void *ack_counts) {
     hp.flags = UCP_AM_FLAG_WHOLE_MSG;
     const std::pair<unsigned, ucp_am_recv_callback_t> handlers[] = {
         {signal_am_id, am_signal_received}, {gather_am_id, am_gather_request_received}, {gather_reply_am_id, am_gather_reply_received},
-        {ack_am_id, am_ack_received}};
+        {ack_am_id, am_ack_received}, {rpc_am_id, rpc_request_received}, {rpc_reply_am_id, rpc_reply_received}};
     for (const auto &[id, cb] : handlers) {
         hp.id = id;
         hp.cb = cb;

@@ -71,4 +71,28 @@ inline std::size_t gather_reply_bytes(const gather_header &h) {
 constexpr std::uint32_t ack_owed = 1, ack_reply = 2, ack_lazy = 3;
 constexpr unsigned ack_am_id = 20;
 
+// ---- remote procedure calls (am/rpc.hpp) -------------------------------------------------------
+// A request names a function of the caller's table (core/rpc.hpp) and carries its argument bytes;
+// the reply carries the result's bytes, or the text of what went wrong. Both are copied into one
+// eager message each, like signal_nbx's: the receiver's handler copies them out and runs nothing
+// (user code never runs inside UCX's callback).
+constexpr unsigned rpc_am_id = 21, rpc_reply_am_id = 22;
+struct rpc_header {
+    std::uint64_t request;   // the caller's id for the reply; 0: fire and forget (no reply)
+    std::uint64_t table;     // checksum of the caller's function table (the same binary: equal)
+    std::uint32_t fn;        // the function's position in that table
+    std::uint32_t fn_check;  // low 32 bits of the function's signature hash, checked at the target
+    std::uint32_t from;      // the caller's PE
+    std::uint32_t reserved;
+};
+static_assert(sizeof(rpc_header) == 32, "rpc_header is 32 bytes");
+// rpc_reply_header::status (the C API's SHMEMX_RPC_* codes, include/shmemx.h).
+enum : std::uint32_t { rpc_ok = 0, rpc_threw = 1, rpc_bad_args = 2, rpc_unknown_fn = 3, rpc_gone = 4 };
+struct rpc_reply_header {
+    std::uint64_t request;
+    std::uint32_t status;
+    std::uint32_t from;  // the PE that ran (or refused) it
+};
+static_assert(sizeof(rpc_reply_header) == 16, "rpc_reply_header is 16 bytes");
+
 } // namespace ushmem::transport
