@@ -20,9 +20,13 @@
 //   reduce_async the same             vs reduce_all_async(v, sum).get() (the deferred event)
 //   reduce_alloc the same             vs what a one-long sum cost before reduce_all: two
 //                                     symmetric<long>(1) + reduce<sum> (allocations, barriers, frees)
+//   rpc      a round trip to PE 1 and back with 8 bytes each way: a ping-pong of
+//            shmem_putmem_signal + shmem_signal_wait_until (PE 1 answers in a loop of its own) vs
+//            ushmem::rpc(1, [](long v) { return v + 1; }, i).get() (PE 1 serves it from a barrier)
+//            (fewer iterations: a round trip is microseconds over tcp)
 // Output: 'RESULT test=<op>_<c|cxx> size=8 np=2 value=<ns/op> unit=ns best=<ns/op> iters=.. reps=..
 // lib=ushmem api=<c|cxx>' and 'RESULT test=<op>_overhead ... value=<cxx-c ns>' (from the best of
-// each). --smoke: a few iterations, no timing claim.
+// each). --smoke: a few iterations, no timing claim. --rpc: the rpc row alone.
 #include <ushmem/ushmem.hpp>
 
 #include <algorithm>
@@ -54,6 +58,8 @@ double best(const std::vector<double> &v) { return *std::min_element(v.begin(), 
 
 int main(int argc, char **argv) {
     bool smoke = argc > 1 && std::strcmp(argv[1], "--smoke") == 0;
+    // --rpc: the rpc row alone (over tcp the other rows' 200000 blocking round trips take minutes).
+    const bool rpc_only = argc > 1 && std::strcmp(argv[1], "--rpc") == 0;
     ushmem::runtime rt;
     int me = rt.my_pe(), npes = rt.n_pes();
     if (npes != 2) {
@@ -78,7 +84,7 @@ int main(int argc, char **argv) {
     for (std::size_t k = 0; k < 8; ++k) adds.add(buf.at(24 + k, peer), 1L);
     auto second = buf.on(peer).subspan(1, 1);
     long thens = 0;
-    if (me == 0) {
+    if (me == 0 && !rpc_only) {
         for (int r = 0; r < reps; ++r) {
             // Alternate C and C++ within each repetition so that drift affects both alike.
             res[0].c.push_back(ns_per_op(iters, [&](long i) { shmem_putmem(cbuf, &i, sizeof(long), peer); }));
@@ -204,12 +210,57 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "CHECK FAILED pe=%d test=reduce: %ld wrong sums\n", me, bad);
         status = 1;
     }
-    if (me == 0 && thens != 2L * iters * reps) {
+    if (me == 0 && !rpc_only && thens != 2L * iters * reps) {
         std::fprintf(stderr, "CHECK FAILED pe=0 test=then: %ld continuations, want %ld\n", thens, 2L * iters * reps);
         status = 1;
     }
     ushmem::barrier();
-    if (me == 1) {
+    // The rpc row: both PEs take part (PE 1 answers the ping-pong, and serves the calls).
+    {
+        ushmem::symmetric<std::uint64_t> sigs(2);  // [0]: PE 0's signal, [1]: PE 1's
+        const long rpc_iters = smoke ? 200 : 20000;
+        std::uint64_t k = 0;
+        result rr;
+        for (int r = 0; r < reps; ++r) {
+            ushmem::barrier();
+            if (me == 0) {
+                rr.c.push_back(ns_per_op(rpc_iters, [&](long i) {
+                    ++k;
+                    shmem_putmem_signal(cbuf + 40, &i, sizeof(long), sigs.data() + 1, k, SHMEM_SIGNAL_SET, peer);
+                    shmem_signal_wait_until(sigs.data(), SHMEM_CMP_EQ, k);
+                    sink = sink + cbuf[41];
+                }));
+            } else {
+                for (long i = 0; i < rpc_iters; ++i) {
+                    ++k;
+                    shmem_signal_wait_until(sigs.data() + 1, SHMEM_CMP_EQ, k);
+                    const long v = cbuf[40] + 1;
+                    shmem_putmem_signal(cbuf + 41, &v, sizeof(long), sigs.data(), k, SHMEM_SIGNAL_SET, 0);
+                }
+            }
+            ushmem::barrier();
+            if (me == 0) {
+                long wrong = 0;
+                rr.cxx.push_back(ns_per_op(rpc_iters, [&](long i) {
+                    wrong += ushmem::rpc(peer, [](long v) { return v + 1; }, i).get() != i + 1;
+                }));
+                if (wrong) {
+                    std::fprintf(stderr, "CHECK FAILED pe=0 test=rpc: %ld wrong results\n", wrong);
+                    status = 1;
+                }
+            }
+            ushmem::barrier();  // (PE 1 serves the calls here)
+        }
+        if (me == 0) {
+            std::printf("RESULT test=rpc_c size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=c\n",
+                        median(rr.c), best(rr.c), rpc_iters, reps);
+            std::printf("RESULT test=rpc_cxx size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem api=cxx\n",
+                        median(rr.cxx), best(rr.cxx), rpc_iters, reps);
+            std::printf("RESULT test=rpc_overhead size=8 np=2 value=%.3f unit=ns best=%.3f iters=%ld reps=%d lib=ushmem "
+                        "api=cxx-c\n", median(rr.cxx) - median(rr.c), best(rr.cxx) - best(rr.c), rpc_iters, reps);
+        }
+    }
+    if (me == 1 && !rpc_only) {
         long want = 2L * iters * reps;
         if (buf[8] != want || buf[16] != want) {
             std::fprintf(stderr, "CHECK FAILED pe=1 test=fadd/fadd_nbi: got %ld, %ld want %ld\n", buf[8], buf[16], want);

@@ -3,7 +3,7 @@
 // rethrown at the caller; a bad PE; unknown function ids and malformed argument bytes refused by
 // the target (through the C API); a distributed hash table whose inserts the owner does, every
 // element verified; calls from every PE to every PE at once; then() and when_all(); a function
-// that itself calls the library. Mode "mt" (SHMEM_THREAD_MULTIPLE with a progress thread): a
+// that itself calls the library; a target asleep in a barrier woken by calls. Mode "mt" (SHMEM_THREAD_MULTIPLE with a progress thread): a
 // target that computes without calling the library still answers, its progress thread running the
 // function.
 #include <ushmem/ushmem.hpp>
@@ -252,6 +252,22 @@ void test_library_inside() {
     ushmem::barrier();
 }
 
+// A target that waits in a barrier (asleep there, past its spin) is woken by each call: 200 calls
+// in well under the 20 s that a 100 ms sleep slice per call would take.
+void test_sleeping_target() {
+    if (npes < 2) return;
+    if (me == 0) {
+        const auto t0 = std::chrono::steady_clock::now();
+        long right = 0;
+        for (int i = 0; i < 200; ++i) right += ushmem::rpc(1, [](int k) { return k + 1; }, i).get() == i + 1;
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        CHECK(right == 200);
+        CHECK(s < 10.0);
+        if (s >= 10.0) std::fprintf(stderr, "PE 0: 200 calls to a PE in a barrier took %.1f s\n", s);
+    }
+    ushmem::barrier();
+}
+
 // SHMEM_THREAD_MULTIPLE and a progress thread: the target computes (no library call) while PE 0
 // calls it; its progress thread runs the function.
 void test_progress_thread() {
@@ -294,6 +310,7 @@ int main(int argc, char **argv) {
     test_hash_table();
     test_all_to_all();
     test_library_inside();
+    test_sleeping_target();
     shmem_free(g_sym_flag);
     if (me == 0) std::printf("cxx_rpc%s: %s at %d PEs\n", mt ? " mt" : "", failures ? "FAILED" : "ok", npes);
     return failures ? 1 : 0;

@@ -5,6 +5,7 @@
 
 #include "transport/am/acks.hpp"
 #include "transport/am/receive.hpp"
+#include "transport/am/rpc.hpp"
 #include "transport/am/send.hpp"
 #include "transport/am/wire.hpp"
 #include "transport/context.hpp"
