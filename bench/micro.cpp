@@ -1,7 +1,11 @@
 // One-process hot paths (Google Benchmark): the pieces of the data path that do not need a peer.
 // They run without shmem_init: each benchmark sets up just the state it measures.
+#include "core/context.hpp"
 #include "core/env.hpp"
 #include "core/heap_alloc.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
 
 #include <benchmark/benchmark.h>

@@ -4,6 +4,8 @@
 // buffer of this test. The multi-process tests send real messages (mpi.put_pack, mpi.get_pack,
 // mpi.signal, mpi.strided over tcp); these also reach what no well-formed peer sends: a message
 // that must be refused loudly, before anything is written, is.
+#include "core/messages.hpp"
+#include "core/peers.hpp"
 #include "core/runtime.hpp"
 #include "transport/transport.hpp"
 #include "util/put_pack.hpp"

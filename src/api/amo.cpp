@@ -4,6 +4,10 @@
 // size (float and double included, for fetch/set/swap), and core picks the route.
 #include "api/api.hpp"
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
 
 #include <bit>
 #include <type_traits>

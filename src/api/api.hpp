@@ -3,6 +3,11 @@
 
 #include <shmem.h>
 
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/rma.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"

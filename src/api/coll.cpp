@@ -1,6 +1,9 @@
 // Collective entry points, generated from the type tables in <ushmem/c/types.h>: validate the
 // arguments, then hand over to core/coll.cpp (bytes, or elements with a combine function).
 #include "api/api.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/runtime.hpp"
 
 #include <type_traits>
 

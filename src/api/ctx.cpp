@@ -7,6 +7,12 @@
 // share the PE's worker (MULTI thread mode under SHMEM_THREAD_MULTIPLE). See docs/collectives.md,
 // "Contexts".
 #include "api/api.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/put_pack.hpp"
+#include "core/runtime.hpp"
 
 #include <mutex>
 #include <vector>

@@ -1,5 +1,8 @@
 // Memory management routines.
 #include "api/api.hpp"
+#include "core/heap_alloc.hpp"
+#include "core/memory.hpp"
+#include "core/runtime.hpp"
 
 using namespace ushmem;
 

@@ -1,5 +1,10 @@
 // Memory ordering routines and the world barriers.
 #include "api/api.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/runtime.hpp"
 
 using namespace ushmem;
 using ushmem::api::rt;

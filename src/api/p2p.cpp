@@ -3,6 +3,8 @@
 // well), and the deprecated shmem_wait / shmem_TYPENAME_wait / shmem_wait_until(long *).
 #include "api/api.hpp"
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/log.hpp"
 
 using namespace ushmem;
 

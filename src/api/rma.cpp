@@ -1,5 +1,9 @@
 // RMA entry points, generated from the type tables in <ushmem/c/types.h>.
 #include "api/api.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
 
 using namespace ushmem;
 using ushmem::api::rt;

@@ -5,6 +5,10 @@
 #include <shmemx.h>
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
+#include "core/runtime.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -1,6 +1,8 @@
 // Signaling operations: put-with-signal (typed, sized, mem; blocking and nbi), signal add/set/fetch.
 #include "api/api.hpp"
 #include "core/atomic.hpp"
+#include "core/context.hpp"
+#include "core/runtime.hpp"
 
 using namespace ushmem;
 using ushmem::api::rt;

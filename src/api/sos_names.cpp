@@ -6,6 +6,8 @@
 #include <shmemx.h>
 
 #include "api/api.hpp"
+#include "core/context.hpp"
+#include "core/runtime.hpp"
 #include "core/stats.hpp"
 
 #include <algorithm>

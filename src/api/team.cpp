@@ -1,5 +1,8 @@
 // Team management entry points and the predefined team handles.
 #include "api/api.hpp"
+#include "core/compiler.hpp"
+#include "core/log.hpp"
+#include "core/runtime.hpp"
 
 using namespace ushmem;
 using ushmem::api::rt;

@@ -1,6 +1,9 @@
 // shmemx extensions for bounded waits (core/timed.hpp): a non-blocking per-PE quiet and a deadline
 // for team collectives. The C++ API's timed overloads are built on them.
 #include "api/api.hpp"
+#include "core/context.hpp"
+#include "core/ordering.hpp"
+#include "core/runtime.hpp"
 #include "core/timed.hpp"
 
 #include <shmemx.h>

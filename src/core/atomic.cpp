@@ -11,7 +11,20 @@
 // version over sysv, posix, self and tcp (mpi_tests/amo.c checks the new value in memory on every
 // route); USHMEM_AMO_EMULATE_BITWISE_POST=1 at build time sends them through the loop as well.
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/messages.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/put_pack.hpp"
+#include "core/rma.hpp"
+#include "core/route.hpp"
+#include "core/wait.hpp"
+#include "transport/transport.hpp"
 #include "util/put_pack.hpp"
+#include "util/strided.hpp"
 
 #include <cinttypes>
 #include <cstdio>
@@ -532,11 +545,11 @@ void signal_message(const char *routine, context &c, peer &p, int pe, std::uint6
 
 void on_ack(std::uint32_t from, std::uint32_t n) {
     // From a peer of this job: a rank out of range is a bug of ours, dropped loudly.
-    if (USHMEM_UNLIKELY(from >= std::uint32_t(rt.npes) || !rt.acks_done)) {
+    if (USHMEM_UNLIKELY(from >= std::uint32_t(rt.npes) || !rt.peers.acks_done)) {
         std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%d PEs)\n", from, rt.npes);
         return;
     }
-    rt.acks_done[from].fetch_add(n, std::memory_order_release);
+    rt.peers.acks_done[from].fetch_add(n, std::memory_order_release);
 }
 
 void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,

@@ -17,8 +17,14 @@
 // in two's complement.
 #pragma once
 
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "transport/transport.hpp"
+#include "util/put_pack.hpp"
 
 #include <sched.h>
 

@@ -2,7 +2,11 @@
 #include "core/info.hpp"
 #include "core/wait.hpp"
 
+#include "core/env.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
+#include "transport/transport.hpp"
 #include "util/text.hpp"
 
 #include <hwloc.h>

@@ -22,7 +22,14 @@
 // Every update is an atomic of core's one mechanism (amo_fetching, 32-bit), fetching and therefore
 // complete on return: a hand-over never waits for a quiet.
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "transport/transport.hpp"
 
 #include <cstdio>
 

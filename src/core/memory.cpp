@@ -12,6 +12,13 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/agree.hpp"
+#include "core/compiler.hpp"
+#include "core/env.hpp"
+#include "core/heap_alloc.hpp"
+#include "core/log.hpp"
+#include "core/memory.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
 #include "core/team.hpp"
 
 #include <algorithm>

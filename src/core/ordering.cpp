@@ -3,8 +3,16 @@
 // A UCX put's completion only means the source buffer is free; delivery at the target is
 // known only after a flush of the endpoint. So quiet flushes exactly the endpoints of PEs that
 // were sent something since the last quiet, and with nothing outstanding it is two loads.
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/put_pack.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "transport/transport.hpp"
 
 #include <sched.h>
 

@@ -6,6 +6,11 @@
 // land only when the target progresses), spins briefly, then yields the core, and ends the job
 // after USHMEM_WAIT_TIMEOUT seconds with a message naming the call.
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/runtime.hpp"
+#include "transport/transport.hpp"
 
 #include <cinttypes>
 #include <cstdio>

@@ -3,6 +3,8 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/agree.hpp"
+#include "core/env.hpp"
+#include "core/log.hpp"
 #include "core/runtime.hpp"
 #include "core/team.hpp"
 #include "util/text.hpp"

@@ -39,8 +39,16 @@
 // thread, at any other operation of the context to its PE, at fence, quiet, pe_quiet. Fetching
 // non-blocking atomics join the batch too (pack_fetch): their result is due at quiet as well; the
 // target applies each where its record stands and answers its old value in the reply.
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/messages.hpp"
+#include "core/peers.hpp"
+#include "core/put_pack.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 
 #include <pthread.h>

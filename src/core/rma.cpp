@@ -1,6 +1,20 @@
 // The UCX side of RMA, and strided transfers.
 #include "core/atomic.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/messages.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/put_pack.hpp"
+#include "core/rma.hpp"
+#include "core/route.hpp"
 #include "core/runtime.hpp"
+#include "core/wait.hpp"
+#include "transport/transport.hpp"
+#include "util/put_pack.hpp"
+#include "util/strided.hpp"
 
 #include <cinttypes>
 #include <mutex>

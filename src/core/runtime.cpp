@@ -1,15 +1,28 @@
 // Runtime lifecycle: init, finalize, peer resolution, barrier and waiting.
+#include "core/rma.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/env.hpp"
 #include "core/info.hpp"
+#include "core/lanes.hpp"
+#include "core/log.hpp"
+#include "core/memory.hpp"
+#include "core/messages.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
 #include "core/preflight.hpp"
+#include "core/put_pack.hpp"
+#include "core/route.hpp"
 #include "core/rpc.hpp"
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
 #include "core/timed.hpp"
+#include "transport/transport.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -290,7 +303,7 @@ std::mutex g_resolve_lock;
 void connect_peer(const char *routine, peer &p, int pe) {
     if (p.ep) return;
     std::string err;
-    transport::ep_h ep = transport::connect(rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
+    transport::ep_h ep = transport::connect(rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
                                      detect_failure(pe), err);
     if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
     p.msg_signals = signals_as_messages(pe);
@@ -365,7 +378,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     peer &q = c.lanes->peers[std::size_t(pe)];
     if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
     if (!q.ep) {
-        q.ep = transport::connect(c.lanes->worker, rt.worker_addrs.data() + rt.worker_addr_offsets[std::size_t(pe)], pe,
+        q.ep = transport::connect(c.lanes->worker, rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
                                   detect_failure(pe), err);
         if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
     }
@@ -520,8 +533,8 @@ int init(const char *routine, const void *comm, int requested) {
         std::size_t off;
         return locate(reinterpret_cast<void *>(addr), n ? n : 1, s, off);
     });
-    rt.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-    rt.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+    rt.peers.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+    rt.peers.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
     transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
     rpc_init();  // remote procedure calls' handlers, before the worker (core/rpc.hpp)
@@ -537,11 +550,11 @@ int init(const char *routine, const void *comm, int requested) {
     if (mt) transport::set_served_hook(wake_self);
 
     std::vector<std::uint8_t> addr = transport::worker_address();
-    bootstrap::allgatherv(addr.data(), addr.size(), rt.worker_addrs, rt.worker_addr_offsets);
+    bootstrap::allgatherv(addr.data(), addr.size(), rt.peers.worker_addrs, rt.peers.worker_addr_offsets);
     map_heap(routine);
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
-    rt.peers.assign(std::size_t(rt.npes), peer{});
+    rt.peers.entry.assign(std::size_t(rt.npes), peer{});
     transport::set_ack_endpoint(ack_endpoint);
     rt.default_ctx.reset(rt.npes, mt);
     rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
@@ -718,12 +731,12 @@ void finalize(const char *routine) {
     rpc_finalize();  // calls still queued are dropped: every PE is past its last barrier
     transport::stop_acks();  // every PE passed its last quiet: none waits for one
     std::vector<transport::ep_h> eps;
-    for (peer &p : rt.peers) {
+    for (peer &p : rt.peers.entry) {
         for (auto &k : p.rkey) transport::destroy_rkey(k);
         eps.push_back(p.ep);
     }
     transport::close_endpoints(eps);
-    rt.peers.clear();
+    rt.peers.entry.clear();
     // Peers may still hold our endpoints' wireup state; wait for everyone before the memory and
     // the worker go.
     if (bootstrap::usable())
@@ -733,8 +746,8 @@ void finalize(const char *routine) {
     transport::stop_context();
     rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
-    rt.worker_addrs.clear();
-    rt.worker_addr_offsets.clear();
+    rt.peers.worker_addrs.clear();
+    rt.peers.worker_addr_offsets.clear();
 }
 
 } // namespace ushmem::core

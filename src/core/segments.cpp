@@ -1,8 +1,12 @@
 #include "core/segments.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/env.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
 #include "core/preflight.hpp"
 #include "core/team.hpp"
+#include "transport/transport.hpp"
 #include "util/text.hpp"
 
 #include <hwloc.h>

@@ -1,5 +1,6 @@
 // USHMEM_STATS: counters and the finalize table (see stats.hpp).
 #include "core/stats.hpp"
+#include "core/runtime.hpp"
 
 #include <time.h>
 

@@ -8,6 +8,7 @@
 // `enabled` once (one predictable branch) before timing.
 #pragma once
 
+#include "core/compiler.hpp"
 #include "core/runtime.hpp"
 
 #include <cstddef>

@@ -2,7 +2,10 @@
 #include "core/team.hpp"
 #include "bootstrap/bootstrap.hpp"
 
+#include "core/env.hpp"
 #include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
 #include "core/team_check.hpp"
 
 #include <sched.h>

@@ -19,6 +19,9 @@
 // which restores pSync to SHMEM_SYNC_VALUE as the specification requires.
 #pragma once
 
+#include "core/context.hpp"
+#include "core/env.hpp"
+#include "core/peers.hpp"
 #include "core/runtime.hpp"
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/agree.hpp"
+#include "core/log.hpp"
 
 #include <algorithm>
 #include <cstdio>

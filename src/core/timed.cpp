@@ -7,6 +7,10 @@
 // operation issued before it; the slot is then consumed and pe_quiet (which finds nothing left
 // to flush unless more was issued meanwhile) clears the PE's pending state.
 #include "core/timed.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
+#include "core/ordering.hpp"
+#include "transport/transport.hpp"
 
 #include <memory>
 #include <unordered_map>

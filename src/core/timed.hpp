@@ -2,6 +2,7 @@
 // API (event::wait(timeout), barrier(timeout), ...) are built on, through the shmemx_ extensions.
 #pragma once
 
+#include "core/context.hpp"
 #include "core/runtime.hpp"
 #include "core/team.hpp"
 

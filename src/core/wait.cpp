@@ -2,7 +2,14 @@
 #include "core/wait.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/compiler.hpp"
+#include "core/env.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
 #include "core/stats.hpp"
+#include "transport/transport.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -177,8 +184,8 @@ void wake_peer_slow(const peer &p) {
 }
 
 void wake_peer_unmapped(const peer &p) {
-    if (&p < rt.peers.data() || &p >= rt.peers.data() + rt.peers.size()) return;  // not a world peer
-    if (route_of(p, seg_heap) == route::unresolved) resolve("ushmem (waking a PE)", int(&p - rt.peers.data()), seg_heap);
+    if (&p < rt.peers.entry.data() || &p >= rt.peers.entry.data() + rt.peers.entry.size()) return;  // not a world peer
+    if (route_of(p, seg_heap) == route::unresolved) resolve("ushmem (waking a PE)", int(&p - rt.peers.entry.data()), seg_heap);
     if (p.direct[seg_heap] != nullptr) wake_peer(p);  // not direct (USHMEM_DIRECT=0): nothing sleeps on our stores
 }
 

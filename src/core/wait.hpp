@@ -18,7 +18,15 @@
 // bounded slices instead (wait_kind::data).
 #pragma once
 
-#include "core/runtime.hpp"
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/peers.hpp"
+#include "core/put_pack.hpp"
+#include "core/route.hpp"
+#include "transport/transport.hpp"
+
+#include <cstddef>
+#include <string>
 
 #include <cstdint>
 #include <signal.h>
@@ -113,7 +121,6 @@ inline void wake_pe(const char *routine, int pe) {
     peer &p = target(routine, pe, seg_heap);
     if (p.how[seg_heap] == route::direct) wake_peer(p);
 }
-// The direct data path's hooks (wake_after_store, wake_after_rmw) are in runtime.hpp.
 // The progress thread's hook (transport::serve's on_events): wake this PE's sleepers; returns
 // whether there were any.
 bool wake_self();
@@ -156,5 +163,63 @@ private:
 };
 
 long wait_now_ns();
+
+// A PE may sleep in a wait on user data (core/wait.hpp). Where the waiting policy lets some PE of
+// the node block (more PEs than CPUs, or USHMEM_WAIT_POLICY=block), every direct write looks for
+// a sleeper on its target afterwards; elsewhere this is one load of a flag and a branch.
+extern bool g_wake_direct;
+void wake_after_store_slow(const peer &p);
+void wake_after_rmw_slow(const peer &p);
+USHMEM_HOT void wake_after_store(const peer &p) {
+    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_store_slow(p);
+}
+USHMEM_HOT void wake_after_rmw(const peer &p) {
+    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_rmw_slow(p);
+}
+
+// Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
+// USHMEM_WAIT_TIMEOUT seconds with a message naming `what`, or, when `describe` is given, what it
+// writes into the buffer (built only then: the PEs still outstanding, the value seen, ...).
+// `user_data`: the condition reads memory a plain put may write (wait_until), which wakes a
+// blocked waiter only where the waiting policy made direct writers look for sleepers; the
+// library's own signals and UCX completions always wake it (core/wait.hpp).
+using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
+// `remote`: what it waits for is an answer from a PE on another node (core/wait.hpp: in block
+// mode it polls for a while before it sleeps).
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
+               describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
+               bool remote = false);
+// What a timeout adds after "no answer yet from PE n": why a PE may not answer, and, without a
+// progress thread, the setting that makes one answer for a PE that computes (ordering.cpp).
+const char *no_answer_hint();
+
+// UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
+// answer the request needs (-1: several, e.g. a worker flush).
+struct pending_request {
+    void *request;
+    int pe;
+};
+// Waits until UCX completes every request (of `c`'s worker), frees them, and returns the first
+// error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
+// which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
+// or gone is named instead of the wait hanging silently.
+transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+                            const char *op);
+inline transport::status await_request(const char *routine, context &c, void *request, int pe, const char *op) {
+    pending_request r{request, pe};
+    return await_requests(routine, c, &r, 1, op);
+}
+
+template <class Cond>
+inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false,
+                     describe_fn describe = nullptr, const void *describe_arg = nullptr) {
+    settle_thread_packs(routine);
+    for (int i = 0; i < 64; ++i) {
+        if (cond()) return;
+        transport::progress();
+    }
+    wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, describe, describe_arg,
+              user_data, remote);
+}
 
 } // namespace ushmem::core

@@ -1,5 +1,7 @@
 // alltoall and alltoalls (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/log.hpp"
+#include "util/strided.hpp"
 
 #include <vector>
 

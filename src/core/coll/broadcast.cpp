@@ -1,5 +1,6 @@
 // Broadcast (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/log.hpp"
 
 namespace ushmem::core::coll {
 namespace {

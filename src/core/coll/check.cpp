@@ -1,5 +1,11 @@
 // SHMEM_DEBUG: the same collective with the same arguments on every member (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/compiler.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
+#include "core/wait.hpp"
+#include "transport/transport.hpp"
 
 #include <cinttypes>
 #include <cstdarg>

@@ -14,8 +14,13 @@
 //   entry.cpp      the entry points of team.hpp (team and active-set forms)
 #pragma once
 
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+#include "core/messages.hpp"
+#include "core/peers.hpp"
 #include "core/team.hpp"
 #include "core/wait.hpp"
+#include "transport/transport.hpp"
 
 #include <algorithm>
 #include <cstddef>

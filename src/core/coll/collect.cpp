@@ -1,5 +1,8 @@
 // collect and fcollect (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/peers.hpp"
+#include "core/route.hpp"
+#include "core/wait.hpp"
 
 #include <vector>
 

@@ -1,6 +1,17 @@
 // The collectives' frame (a team's or an active set's view of one call), waiting, and the
 // signals and transfers every algorithm is built from (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+#include "core/memory.hpp"
+#include "core/messages.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
+#include "core/rma.hpp"
+#include "core/route.hpp"
+#include "core/wait.hpp"
+#include "transport/transport.hpp"
+#include "util/strided.hpp"
 
 #include <sched.h>
 #include <time.h>

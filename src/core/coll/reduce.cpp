@@ -1,5 +1,8 @@
 // Reductions (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/log.hpp"
+#include "core/ordering.hpp"
+#include "core/peers.hpp"
 
 #include <vector>
 

@@ -1,5 +1,6 @@
 // Scans (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/ordering.hpp"
 
 #include <vector>
 

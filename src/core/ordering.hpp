@@ -1,0 +1,50 @@
+// Ordering and completion: fences (direct stores), quiet, per-PE quiet, fence (ordering.cpp).
+#pragma once
+
+#include "core/compiler.hpp"
+#include "core/context.hpp"
+
+#include <atomic>
+
+namespace ushmem::core {
+
+// Flushes the PEs with outstanding UCX operations (out of line: it talks to UCX).
+void quiet_slow(const char *routine, context &c);
+
+// Orders direct stores (which may be non-temporal in a large memcpy) before what follows.
+// On x86-64 a locked no-op RMW is the full fence (cheaper than mfence, and it orders non-temporal
+// stores too). GCC's seq_cst fence targets 0(%rsp): in a leaf like quiet that is the return
+// address the `call` just pushed, and the `ret` that follows then waits for the locked operation
+// (+8 ns per put+quiet here). A slot below the stack pointer is never read soon after; the RMW
+// keeps its value, so the red zone's contents are unaffected (Linux's smp_mb does the same).
+// TSan does not see inline asm: it keeps the standard fence.
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+inline void direct_fence() { asm volatile("lock orl $0, -4(%%rsp)" ::: "memory", "cc"); }
+#else
+inline void direct_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+#endif
+// Store-store order only (data before the signal that announces it): x86 keeps ordinary stores
+// in order, and sfence also orders the non-temporal stores a large memcpy may use.
+inline void store_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// quiet: inline, because with nothing outstanding it is two loads, and after direct stores
+// only a store fence (a locked instruction: cheaper than mfence, and it also orders the
+// non-temporal stores a large memcpy may use).
+inline void quiet(const char *routine, context &c) {
+    // (An open pack lists its PE as pending: quiet_slow sends it.)
+    if (c.direct_dirty.load(std::memory_order_relaxed)) {
+        c.direct_dirty.store(false, std::memory_order_relaxed);
+        direct_fence();
+    }
+    if (USHMEM_LIKELY(!c.any_pending())) return;
+    quiet_slow(routine, c);
+}
+void pe_quiet(const char *routine, context &c, int pe);
+void fence(const char *routine, context &c);
+} // namespace ushmem::core

@@ -1,0 +1,71 @@
+// From a symmetric address and a PE to the peer entry that reaches it: which segment holds the
+// address, the (peer, segment) route (resolved on first use: route.cpp), the direct pointer.
+#pragma once
+
+#include "core/compiler.hpp"
+#include "core/peers.hpp"
+#include "core/runtime.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ushmem::core {
+
+// Which segment holds [addr, addr+len), and at what offset. False when it is not symmetric.
+USHMEM_HOT bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &off) {
+    std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+    for (int i = 0; i < seg_count; ++i) {
+        std::uintptr_t d = a - rt.seg[i].base;  // wraps for addresses below base
+        if (d < rt.seg[i].size && len <= rt.seg[i].size - d) {
+            s = seg_id(i);
+            off = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+USHMEM_HOT void locate_or_fail(const char *routine, const char *what, const void *addr,
+                           std::size_t len, int pe, seg_id &s, std::size_t &off) {
+    if (USHMEM_UNLIKELY(!locate(addr, len ? len : 1, s, off)))
+        fail_not_symmetric(routine, what, addr, len, pe);
+}
+
+// Decide how `pe`'s segment `s` is reached (direct or UCX); creates the endpoint and rkey on
+// first use. Ends the job with a message if the peer cannot be reached.
+void resolve(const char *routine, int pe, seg_id s);
+
+// A route as resolve() published it (its release store): an acquire load, so that what resolve()
+// wrote before (the direct pointer, the rkey) is seen by a thread that did not take its lock. A
+// plain load on x86; at SHMEM_THREAD_MULTIPLE TSan reported the fast path's read of `direct`
+// racing with another thread's first resolution of that peer.
+USHMEM_HOT route route_of(const peer &p, seg_id s) { return __atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE); }
+
+USHMEM_HOT peer &target(const char *routine, int pe, seg_id s) {
+    // entry[] rather than the table's operator[]: that extra inline level changed the register
+    // allocation of shmem_putmem.
+    peer &p = rt.peers.entry[std::size_t(pe)];
+    if (USHMEM_UNLIKELY(route_of(p, s) == route::unresolved)) resolve(routine, pe, s);
+    return p;
+}
+
+// The fast path's test: `n` (> 0) bytes at symmetric `addr` on `pe` (already known to be in range),
+// reached directly: the address to copy to or from, else nullptr (the caller then takes its full
+// path, which validates, resolves and reports). It makes no call, so that a put or get that takes
+// it needs no stack frame.
+USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
+    seg_id s;
+    std::size_t off;
+    if (USHMEM_UNLIKELY(!locate(addr, n, s, off))) return nullptr;
+    const peer &p = rt.peers.entry[std::size_t(pe)];
+    if (USHMEM_UNLIKELY(route_of(p, s) != route::direct)) return nullptr;
+    return p.direct[s] + off;
+}
+// Whether `pe` is on another node than this PE (false for -1: several PEs).
+inline bool on_other_node(int pe) {
+    return pe >= 0 && rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)];
+}
+// Whether UCX's lanes to `pe` emulate RMA and atomics (runtime.cpp): its CPU runs each from a
+// message.
+bool rma_emulated(int pe);
+} // namespace ushmem::core
