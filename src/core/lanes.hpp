@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ushmem::core {
 
@@ -68,6 +69,8 @@ inline transport::ep_h ep_of(const context &c, int pe) {
 }
 // Closes a context's own endpoints and worker (after its final quiet).
 void release_lanes(context &c);
+// The contexts holding their own lanes now (finalize quiets those the program did not destroy).
+std::vector<context *> lanes_owners();
 
 // count_reply(c, pe, r) after issuing a counted non-blocking get or fetching atomic (its
 // completion adds to the context's reply_done counter of its PE: transport::counted_completion):

@@ -5,6 +5,7 @@
 #include "core/compiler.hpp"
 #include "core/peers.hpp"
 #include "core/runtime.hpp"
+#include "transport/handles.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -68,4 +69,8 @@ inline bool on_other_node(int pe) {
 // Whether UCX's lanes to `pe` emulate RMA and atomics (runtime.cpp): its CPU runs each from a
 // message.
 bool rma_emulated(int pe);
+// Whether the endpoint to `pe` asks UCX to detect its failure (USHMEM_PEER_FAILURE, network lanes).
+bool detect_failure(int pe);
+// Where this PE's acknowledgements to `pe` go (installed with transport::set_ack_endpoint).
+transport::ep_h ack_endpoint(std::uint32_t pe);
 } // namespace ushmem::core

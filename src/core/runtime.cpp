@@ -4,6 +4,7 @@
 #include "core/wait.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/env.hpp"
@@ -111,60 +112,6 @@ void on_peer_failure(int pe, transport::status status) {
     bootstrap::abort_job(1);
 }
 
-// Where UCX's lanes to `pe` are network ones anyway: a peer on another node, or a node without
-// shared-memory RMA (UCX_TLS=tcp). On the node, asking for detection would trade sysv/posix for
-// tcp; there a death is the launcher's to notice (its daemon sees the process exit at once).
-bool detect_failure(int pe) {
-    return rt.cfg.peer_failure && (rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)] ||
-                                   !transport::lanes().has_shared_memory_rma);
-}
-
-double now_seconds();
-
-// ---- exit paths and fork (docs/user-guide.md, "Exit paths and fork") ---------------------------
-// A thread may call exit() while another thread of the PE sits in a library wait, or a signal
-// handler may call it on the waiting thread itself: the implicit finalize then runs while that wait
-// is still on a stack. Waits elsewhere park for good once the exit has begun (the process is
-// ending), so that the exit's finalize alone drives the worker and nothing reads the heap after it
-// is unmapped. The waits of wait_slow are counted, so that the exit knows when all of them parked.
-std::atomic<bool> g_exiting{false};
-std::atomic<int> g_waiters{0};  // threads inside wait_slow
-std::atomic<int> g_parked{0};   // of those, parked for the exit
-thread_local bool t_waiting = false;
-thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
-
-struct waiter_scope {
-    bool outer = t_waiting;  // a signal handler's exit may wait inside an interrupted wait
-    waiter_scope() {
-        t_waiting = true;
-        g_waiters.fetch_add(1);  // seq_cst, before the first look at g_exiting (stop_other_waiters)
-    }
-    ~waiter_scope() {
-        g_waiters.fetch_sub(1);
-        t_waiting = outer;
-    }
-};
-} // namespace
-
-
-namespace {
-
-[[noreturn]] void park_for_exit() {
-    g_parked.fetch_add(1);
-    for (;;) pause();  // until exit_group ends the process; a signal handler returns here
-}
-
-// Called by the exiting thread before the implicit finalize: let every other waiting thread park.
-// Bounded: a thread inside the library elsewhere than in a wait is not waited for (docs).
-void stop_other_waiters() {
-    t_exiting = true;
-    g_exiting.store(true);
-    if (rt.seg[seg_heap].base) wake_self();  // sleeping waits see g_exiting now, not at their timeout
-    const int self = t_waiting ? 1 : 0;  // a signal handler on a waiting thread: its wait is over
-    const double give_up = now_seconds() + 2;
-    while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
-}
-
 // fork() after shmem_init: the child shares the parent's symmetric heap (and, when it was moved
 // onto shared memory, the program's static data), UCX endpoints and MPI connections. None of that
 // is the child's to finalize: its exit must leave them alone (docs: nothing of OpenSHMEM in a child).
@@ -236,11 +183,6 @@ void report_page_size() {
                format_bytes(std::size_t(page)).c_str(), count, rt.npes);
 }
 
-double now_seconds() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 } // namespace
 
 settings settings_in_effect() {
@@ -276,163 +218,6 @@ settings settings_in_effect() {
               : "");
 }
 
-// Whether UCX's lanes to `pe` emulate RMA and atomics: no one-sided transport of the kind that
-// reaches it (shared memory on the node, RDMA across nodes), so its CPU runs each from a message.
-bool rma_emulated(int pe) {
-    const transport::lanes_info &l = transport::lanes();
-    const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
-    return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
-}
-// Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where its RMA is
-// emulated, so that a message costs its CPU nothing an atomic would not.
-bool signals_as_messages(int pe) {
-    const std::string &m = rt.cfg.signal_messages;
-    if (m == "on") return true;
-    if (m == "off") return false;
-    return rma_emulated(pe);
-}
-
-namespace {
-// Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
-// peer at once, and the thread that progresses the worker may need the endpoint for an
-// acknowledgement: one creates it, the others find it done.
-std::mutex g_resolve_lock;
-
-// The peer's endpoint, created if it has none (under g_resolve_lock). Published last, for the
-// acknowledgements' sender, which reads it without the lock.
-void connect_peer(const char *routine, peer &p, int pe) {
-    if (p.ep) return;
-    std::string err;
-    transport::ep_h ep = transport::connect(rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
-                                     detect_failure(pe), err);
-    if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
-    p.msg_signals = signals_as_messages(pe);
-    p.msg_puts = p.msg_signals && rt.cfg.acked_messages && rma_emulated(pe);
-    __atomic_store_n(&p.ep, ep, __ATOMIC_RELEASE);
-}
-
-// Where this PE's acknowledgements to `pe` go (transport::set_ack_endpoint): its endpoint to that
-// PE, created here when it never sent it anything. Runs on whichever thread progressed the worker.
-transport::ep_h ack_endpoint(std::uint32_t pe) {
-    peer &p = rt.peers[pe];
-    if (transport::ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) return ep;
-    std::lock_guard<std::mutex> guard(g_resolve_lock);
-    connect_peer("ushmem (acknowledging a put)", p, int(pe));
-    return p.ep;
-}
-} // namespace
-
-void resolve(const char *routine, int pe, seg_id s) {
-    std::lock_guard<std::mutex> guard(g_resolve_lock);
-    peer &p = rt.peers[std::size_t(pe)];
-    if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
-    segment &sg = rt.seg[s];
-    if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
-    p.rbase[s] = sg.base_on(pe);
-    bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
-    if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
-        // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).
-        p.direct[s] = reinterpret_cast<char *>(sg.base);
-        __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
-        return;
-    }
-    std::string err;
-    connect_peer(routine, p, pe);
-    if (!p.rkey[s]) {
-        p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
-        if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
-    }
-    if (rt.cfg.direct && same_node && sg.mem.allocated) {
-        if (void *ptr = transport::rkey_ptr(p.rkey[s], p.rbase[s])) {
-            p.direct[s] = static_cast<char *>(ptr);
-            __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
-            return;
-        }
-    }
-    __atomic_store_n(&p.how[s], route::ucx, __ATOMIC_RELEASE);
-}
-
-namespace {
-// Contexts holding their own lanes, released at finalize if the program did not destroy them.
-std::mutex g_lanes_lock;
-std::vector<context *> g_lanes_owners;
-} // namespace
-
-peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
-    std::string err;
-    if (!c.lanes) {
-        auto *l = new context_lanes;
-        l->acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-        l->acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-        l->worker = transport::create_extra_worker(false, l->acks_done.get(), l->ack_stream, err);
-        if (!l->worker) {
-            delete l;
-            fatal(routine, "cannot create the context's UCX worker: %s (set USHMEM_CTX_WORKERS=0 to "
-                           "share the main worker)", err.c_str());
-        }
-        l->peers.resize(std::size_t(rt.npes));
-        c.lanes = l;
-        std::lock_guard<std::mutex> g(g_lanes_lock);
-        g_lanes_owners.push_back(&c);
-    }
-    peer &q = c.lanes->peers[std::size_t(pe)];
-    if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
-    if (!q.ep) {
-        q.ep = transport::connect(c.lanes->worker, rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
-                                  detect_failure(pe), err);
-        if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
-    }
-    segment &sg = rt.seg[s];
-    q.rkey[s] = transport::unpack_rkey(q.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
-    if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
-    // From the segment table: the shared peer's rbase of a segment it has not used yet is still 0
-    // (message_ep asks for the heap's entry whatever segment a message goes to).
-    q.rbase[s] = sg.base_on(pe);
-    if (!q.wired) {
-        // Wired up now, while this call drives the worker: one 8-byte get, whose reply needs the
-        // connection both ways. Left to the messages that follow, a fresh endpoint held them
-        // queued for good when two went in a row (the first asking for UCX's reply endpoint, on
-        // UCX 1.13 over tcp) and the PE then waited on the default context, which does not drive
-        // this worker: a put on a new private context followed by a wait for the target's answer
-        // hung (mpi_tests/put_pack.c order, private context). One round trip per context and PE.
-        std::uint64_t scratch = 0;
-        void *r = transport::get(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], nullptr);
-        if (transport::is_error(r)) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe,
-                                     transport::status_string(transport::error_of(r)));
-        if (r) {
-            char what[80];
-            std::snprintf(what, sizeof what, "the connection of a context's worker to PE %d", pe);
-            const transport::status st = await_request(routine, c, r, pe, what);
-            if (st != transport::status_ok) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, transport::status_string(st));
-        }
-        q.wired = true;
-    }
-    q.how[s] = route::ucx;
-    return q;
-}
-
-void release_lanes(context &c) {
-    if (!c.lanes) return;
-    {
-        std::lock_guard<std::mutex> g(g_lanes_lock);
-        for (std::size_t i = 0; i < g_lanes_owners.size(); ++i)
-            if (g_lanes_owners[i] == &c) {
-                g_lanes_owners[i] = g_lanes_owners.back();
-                g_lanes_owners.pop_back();
-                break;
-            }
-    }
-    std::vector<transport::ep_h> eps;
-    for (peer &q : c.lanes->peers) {
-        for (auto &k : q.rkey) transport::destroy_rkey(k);
-        if (q.ep) eps.push_back(q.ep);
-    }
-    transport::close_endpoints(eps, c.lanes->worker);
-    transport::destroy_extra_worker(c.lanes->worker, c.lanes->ack_stream);
-    delete c.lanes;
-    c.lanes = nullptr;
-}
-
 void *direct_pointer(const void *addr, int pe) {
     seg_id s;
     std::size_t off;
@@ -441,48 +226,6 @@ void *direct_pointer(const void *addr, int pe) {
     peer &p = target("shmem_ptr", pe, s);
     return p.how[s] == route::direct ? p.direct[s] + off : nullptr;
 }
-
-void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe, const void *describe_arg, bool user_data, bool remote) {
-    // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
-    // callers' conditions are the library's own signals and completions, or user data (wait_until):
-    // the latter are woken by plain puts only where the policy made direct writers wake.
-    // (Its callers, wait_for and await_requests, have sent this thread's put packs.)
-    const double timeout = rt.cfg.wait_timeout;
-    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
-    waiter_scope counted;  // for an exit() from another thread or a signal handler
-    wait_state w(user_data ? wait_kind::data : wait_kind::signalled, 0, false, remote);
-    for (unsigned long i = 0;; ++i) {
-        // Before the condition: after the exit's finalize the heap it reads may be gone.
-        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) {
-            w.release_signals();
-            park_for_exit();
-        }
-        if (cond(arg)) {
-            if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
-            return;
-        }
-        w.idle(cond, arg);
-        // Past the spin each idle() may sleep or yield: read the clock every time then, so that a
-        // timeout fires on time.
-        if (timeout > 0 && (w.slow() || (i & 1023) == 0) && w.waited_seconds() > timeout) {
-            char described[512];
-            if (describe) {
-                describe(describe_arg, described, sizeof described);
-                what = described;
-            }
-            // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
-            std::string pending;
-            for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
-            // The default context's list: the one a program's own puts go through (a quiet of
-            // another context, e.g. the collectives', says what it waits for in `what`).
-            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
-                           "outstanding operations from this PE on the default context:%s",
-                  w.waited_seconds(), what, pending.empty() ? " none" : pending.c_str());
-        }
-    }
-}
-
 
 void barrier_all(const char *routine, bool with_quiet) {
     if (with_quiet) quiet(routine, rt.default_ctx);
@@ -618,30 +361,6 @@ int init(const char *routine, const void *comm, int requested) {
     return rt.thread_level;
 }
 
-void read_runtime_words(const char *routine, std::size_t word, const std::vector<int> &pes, double answer_s,
-                        std::vector<std::uint64_t> &out, std::vector<bool> &answered) {
-    const std::size_t n = pes.size();
-    // Deliberately never freed when a get does not answer: a late answer must land somewhere.
-    auto *vals = new std::uint64_t[n + 1]();
-    const std::uint64_t *src = rt.runtime_words + word;
-    // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
-    // is a non-blocking get, awaited below.
-    for (std::size_t i = 0; i < n; ++i)
-        if (pes[i] != rt.me) get(routine, rt.default_ctx, &vals[i], src, sizeof *vals, pes[i], true);
-        else vals[i] = __atomic_load_n(src, __ATOMIC_ACQUIRE);
-    answered.assign(n, true);
-    const double give_up = now_seconds() + answer_s;
-    bool all = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (pes[i] == rt.me) continue;
-        while (!pe_test(routine, rt.default_ctx, pes[i]) && now_seconds() < give_up) sched_yield();
-        answered[i] = pe_test(routine, rt.default_ctx, pes[i]);
-        all = all && answered[i];
-    }
-    out.assign(vals, vals + n);
-    if (all) delete[] vals;
-}
-
 namespace {
 // The word of the runtime area where a PE records that it has reached finalize (the dissemination
 // barrier's counters take 8 bytes per round from the start of the area).
@@ -708,11 +427,7 @@ void finalize(const char *routine) {
     stats::report(rt.me, rt.npes);  // before the final barrier, whose waits are not the program's
     // Everyone's operations to us are complete once everyone passed this barrier; our barrier
     // signals themselves must be delivered before the endpoints go away.
-    std::vector<context *> owners;
-    {
-        std::lock_guard<std::mutex> g(g_lanes_lock);
-        owners = g_lanes_owners;
-    }
+    const std::vector<context *> owners = lanes_owners();
     send_all_packs(routine);  // those of contexts the program did not destroy, too
     for (context *c : owners) quiet(routine, *c);  // contexts the program did not destroy
     await_everyone_in_finalize(routine);

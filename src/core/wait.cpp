@@ -2,12 +2,14 @@
 #include "core/wait.hpp"
 
 #include "bootstrap/bootstrap.hpp"
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/env.hpp"
 #include "core/log.hpp"
 #include "core/ordering.hpp"
 #include "core/peers.hpp"
 #include "core/route.hpp"
+#include "core/runtime.hpp"
 #include "core/stats.hpp"
 #include "transport/transport.hpp"
 
@@ -385,5 +387,92 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         poll_until_ = wait_now_ns() + g_wait.remote_poll_ns;
     }
 }
+
+namespace {
+// ---- exits during a wait (docs/user-guide.md, "Exit paths and fork") --------------------------
+// A thread may call exit() while another thread of the PE sits in a library wait, or a signal
+// handler may call it on the waiting thread itself: the implicit finalize then runs while that wait
+// is still on a stack. Waits elsewhere park for good once the exit has begun (the process is
+// ending), so that the exit's finalize alone drives the worker and nothing reads the heap after it
+// is unmapped. The waits of wait_slow are counted, so that the exit knows when all of them parked.
+std::atomic<bool> g_exiting{false};
+std::atomic<int> g_waiters{0};  // threads inside wait_slow
+std::atomic<int> g_parked{0};   // of those, parked for the exit
+thread_local bool t_waiting = false;
+thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
+
+struct waiter_scope {
+    bool outer = t_waiting;  // a signal handler's exit may wait inside an interrupted wait
+    waiter_scope() {
+        t_waiting = true;
+        g_waiters.fetch_add(1);  // seq_cst, before the first look at g_exiting (stop_other_waiters)
+    }
+    ~waiter_scope() {
+        g_waiters.fetch_sub(1);
+        t_waiting = outer;
+    }
+};
+
+[[noreturn]] void park_for_exit() {
+    g_parked.fetch_add(1);
+    for (;;) pause();  // until exit_group ends the process; a signal handler returns here
+}
+
+// Called by the exiting thread before the implicit finalize: let every other waiting thread park.
+// Bounded: a thread inside the library elsewhere than in a wait is not waited for (docs).
+} // namespace
+
+void stop_other_waiters() {
+    t_exiting = true;
+    g_exiting.store(true);
+    if (rt.seg[seg_heap].base) wake_self();  // sleeping waits see g_exiting now, not at their timeout
+    const int self = t_waiting ? 1 : 0;  // a signal handler on a waiting thread: its wait is over
+    const double give_up = now_seconds() + 2;
+    while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
+}
+
+
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
+               describe_fn describe, const void *describe_arg, bool user_data, bool remote) {
+    // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
+    // callers' conditions are the library's own signals and completions, or user data (wait_until):
+    // the latter are woken by plain puts only where the policy made direct writers wake.
+    // (Its callers, wait_for and await_requests, have sent this thread's put packs.)
+    const double timeout = rt.cfg.wait_timeout;
+    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
+    waiter_scope counted;  // for an exit() from another thread or a signal handler
+    wait_state w(user_data ? wait_kind::data : wait_kind::signalled, 0, false, remote);
+    for (unsigned long i = 0;; ++i) {
+        // Before the condition: after the exit's finalize the heap it reads may be gone.
+        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) {
+            w.release_signals();
+            park_for_exit();
+        }
+        if (cond(arg)) {
+            if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
+            return;
+        }
+        w.idle(cond, arg);
+        // Past the spin each idle() may sleep or yield: read the clock every time then, so that a
+        // timeout fires on time.
+        if (timeout > 0 && (w.slow() || (i & 1023) == 0) && w.waited_seconds() > timeout) {
+            char described[512];
+            if (describe) {
+                describe(describe_arg, described, sizeof described);
+                what = described;
+            }
+            // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
+            std::string pending;
+            for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
+            // The default context's list: the one a program's own puts go through (a quiet of
+            // another context, e.g. the collectives', says what it waits for in `what`).
+            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
+                           "outstanding operations from this PE on the default context:%s",
+                  w.waited_seconds(), what, pending.empty() ? " none" : pending.c_str());
+        }
+    }
+}
+
+
 
 } // namespace ushmem::core

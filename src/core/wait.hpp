@@ -124,6 +124,9 @@ inline void wake_pe(const char *routine, int pe) {
 // The progress thread's hook (transport::serve's on_events): wake this PE's sleepers; returns
 // whether there were any.
 bool wake_self();
+// Called by the exiting thread before the implicit finalize (runtime.cpp, exit_handler): every
+// other thread waiting in wait_slow parks for good (bounded: 2 s).
+void stop_other_waiters();
 
 // One wait's state. Usage: `wait_state w(kind); while (!cond()) w.idle(cond_fn, arg);`. idle()
 // progresses UCX, then spins, yields or blocks as the policy says (re-checking cond before

@@ -1,0 +1,104 @@
+// Resolving routes: how this PE reaches each (peer, segment), decided on first use; the peer's
+// endpoint and what its lanes offer (emulated RMA, signals as messages).
+#include "core/route.hpp"
+
+#include "core/env.hpp"
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/runtime.hpp"
+#include "transport/transport.hpp"
+
+#include <mutex>
+#include <string>
+
+namespace ushmem::core {
+
+// Where UCX's lanes to `pe` are network ones anyway: a peer on another node, or a node without
+// shared-memory RMA (UCX_TLS=tcp). On the node, asking for detection would trade sysv/posix for
+// tcp; there a death is the launcher's to notice (its daemon sees the process exit at once).
+bool detect_failure(int pe) {
+    return rt.cfg.peer_failure && (rt.node_of[std::size_t(pe)] != rt.node_of[std::size_t(rt.me)] ||
+                                   !transport::lanes().has_shared_memory_rma);
+}
+
+
+// Whether UCX's lanes to `pe` emulate RMA and atomics: no one-sided transport of the kind that
+// reaches it (shared memory on the node, RDMA across nodes), so its CPU runs each from a message.
+bool rma_emulated(int pe) {
+    const transport::lanes_info &l = transport::lanes();
+    const bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
+    return same_node ? !l.has_shared_memory_rma : !l.has_network_rdma;
+}
+
+namespace {
+// Whether signals to `pe` go as signal messages (USHMEM_SIGNAL_MESSAGES): auto where its RMA is
+// emulated, so that a message costs its CPU nothing an atomic would not.
+bool signals_as_messages(int pe) {
+    const std::string &m = rt.cfg.signal_messages;
+    if (m == "on") return true;
+    if (m == "off") return false;
+    return rma_emulated(pe);
+}
+
+// Threads of a SHMEM_THREAD_MULTIPLE program (each driving its own context) may resolve the same
+// peer at once, and the thread that progresses the worker may need the endpoint for an
+// acknowledgement: one creates it, the others find it done.
+std::mutex g_resolve_lock;
+
+// The peer's endpoint, created if it has none (under g_resolve_lock). Published last, for the
+// acknowledgements' sender, which reads it without the lock.
+void connect_peer(const char *routine, peer &p, int pe) {
+    if (p.ep) return;
+    std::string err;
+    transport::ep_h ep = transport::connect(rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
+                                     detect_failure(pe), err);
+    if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
+    p.msg_signals = signals_as_messages(pe);
+    p.msg_puts = p.msg_signals && rt.cfg.acked_messages && rma_emulated(pe);
+    __atomic_store_n(&p.ep, ep, __ATOMIC_RELEASE);
+}
+
+// Where this PE's acknowledgements to `pe` go (transport::set_ack_endpoint): its endpoint to that
+// PE, created here when it never sent it anything. Runs on whichever thread progressed the worker.
+} // namespace
+
+transport::ep_h ack_endpoint(std::uint32_t pe) {
+    peer &p = rt.peers[pe];
+    if (transport::ep_h ep = __atomic_load_n(&p.ep, __ATOMIC_ACQUIRE)) return ep;
+    std::lock_guard<std::mutex> guard(g_resolve_lock);
+    connect_peer("ushmem (acknowledging a put)", p, int(pe));
+    return p.ep;
+}
+
+void resolve(const char *routine, int pe, seg_id s) {
+    std::lock_guard<std::mutex> guard(g_resolve_lock);
+    peer &p = rt.peers[std::size_t(pe)];
+    if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
+    segment &sg = rt.seg[s];
+    if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
+    p.rbase[s] = sg.base_on(pe);
+    bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
+    if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
+        // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).
+        p.direct[s] = reinterpret_cast<char *>(sg.base);
+        __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
+        return;
+    }
+    std::string err;
+    connect_peer(routine, p, pe);
+    if (!p.rkey[s]) {
+        p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
+        if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
+    }
+    if (rt.cfg.direct && same_node && sg.mem.allocated) {
+        if (void *ptr = transport::rkey_ptr(p.rkey[s], p.rbase[s])) {
+            p.direct[s] = static_cast<char *>(ptr);
+            __atomic_store_n(&p.how[s], route::direct, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    __atomic_store_n(&p.how[s], route::ucx, __ATOMIC_RELEASE);
+}
+
+
+} // namespace ushmem::core
