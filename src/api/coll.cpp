@@ -1,5 +1,6 @@
 // Collective entry points, generated from the type tables in <ushmem/c/types.h>: validate the
-// arguments, then hand over to core/coll.cpp (bytes, or elements with a combine function).
+// arguments, then hand over to core/team.hpp, whose entry points are core/coll/entry.cpp (bytes,
+// or elements with a combine function).
 #include "api/api.hpp"
 #include "core/log.hpp"
 #include "core/peers.hpp"

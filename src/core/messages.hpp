@@ -1,5 +1,5 @@
-// The core half of ushmem's message protocol (messages.cpp; the transport half is
-// transport/am/): signal messages (data and a signal in one), strided messages, the handlers the
+// The core half of ushmem's message protocol (defined in atomic.cpp, rma.cpp and put_pack.cpp; the
+// transport half is transport/am/): signal messages (data and a signal in one), strided messages, the handlers the
 // transport runs for what arrives (signals, acknowledgements), and the replies to gather and get
 // batch requests.
 #pragma once

@@ -34,8 +34,9 @@ inline void store_fence() {
 }
 
 // quiet: inline, because with nothing outstanding it is two loads, and after direct stores
-// only a store fence (a locked instruction: cheaper than mfence, and it also orders the
-// non-temporal stores a large memcpy may use).
+// only direct_fence, a full fence (a locked no-op: cheaper than mfence; Intel's manual orders
+// non-temporal and string stores before it too), not store_fence: a quiet also orders the loads
+// that follow it (a get after a put, a flag read after the quiet).
 inline void quiet(const char *routine, context &c) {
     // (An open pack lists its PE as pending: quiet_slow sends it.)
     if (c.direct_dirty.load(std::memory_order_relaxed)) {

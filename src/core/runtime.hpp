@@ -42,7 +42,7 @@ struct runtime {
     bool progress_thread = false;
     std::string resolve_error;
     // The bound on what is in flight to one PE (USHMEM_INFLIGHT_MSGS, USHMEM_INFLIGHT_BYTES; "no
-    // bound" as the largest value), checked before each acknowledged message (messages.cpp).
+    // bound" as the largest value), checked before each acknowledged message (atomic.cpp, send_message).
     std::uint64_t inflight_msgs = ~std::uint64_t(0);
     std::int64_t inflight_bytes = INT64_MAX;
 };
