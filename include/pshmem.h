@@ -2015,6 +2015,14 @@ void pshmemx_pcntr_get_completed_write(shmem_ctx_t ctx, uint64_t *cntr_value);
 void pshmemx_pcntr_get_completed_read(shmem_ctx_t ctx, uint64_t *cntr_value);
 void pshmemx_pcntr_get_completed_target(uint64_t *cntr_value);
 void pshmemx_pcntr_get_all(shmem_ctx_t ctx, shmemx_pcntr_t *pcntr);
+int pshmemx_rpc_register(shmemx_rpc_trampoline fn, uint64_t signature, const char *name, const void *key);
+uint32_t pshmemx_rpc_id(shmemx_rpc_trampoline fn);
+uint32_t pshmemx_rpc_find(const void *key);
+void pshmemx_rpc_send(int pe, uint32_t fn_id, const void *args, size_t n, uint64_t *request);
+int pshmemx_rpc_test(uint64_t request, void **reply, size_t *n, int *status);
+void pshmemx_rpc_cancel(uint64_t request);
+void pshmemx_rpc_free(void *reply);
+void pshmemx_progress(void);
 
 #ifdef __cplusplus
 }
