@@ -36,8 +36,12 @@ void set_rpc_runner(void (*run)(), bool on_server);
 namespace detail {
 // Set by the core when it queues a call (one relaxed load on every progress() when none is).
 inline std::atomic<bool> rpc_queued{false};
-// This thread is inside an rpc_point (nesting counted).
-__attribute__((tls_model("initial-exec"))) inline thread_local int rpc_points = 0;
+// This thread is inside an rpc_point (nesting counted). The default TLS model, not initial-exec:
+// an initial-exec variable puts the library's whole TLS block (4 KiB, log.cpp's last message) in
+// the static TLS surplus, which a library loaded by dlopen (Python, ctypes) does not get ('cannot
+// allocate memory in static TLS block': mpi.dlopen*). Entry and exit of a wait or a barrier can
+// pay the TLS lookup.
+inline thread_local int rpc_points = 0;
 } // namespace detail
 void run_rpcs_slow();
 // After a progress call: runs the queued calls if this thread may (see above).
