@@ -325,9 +325,14 @@ public:
             detail::throw_invalid("sym_span::subspan", "offset " + std::to_string(offset) +
                                   " beyond size " + std::to_string(n_));
         if (count == std::size_t(-1)) count = n_ - offset;
-        if (count > n_ - offset) [[unlikely]]
-            detail::throw_invalid("sym_span::subspan", "[" + std::to_string(offset) + ", +" +
-                                  std::to_string(count) + ") beyond size " + std::to_string(n_));
+        if (count > n_ - offset) [[unlikely]] {
+            // Appended, not "[" + std::string: GCC 12 at -O3 warns falsely (-Wrestrict) about
+            // inserting a short literal before a temporary, and -Werror makes it an error.
+            std::string m("[");
+            m.append(std::to_string(offset)).append(", +").append(std::to_string(count));
+            m.append(") beyond size ").append(std::to_string(n_));
+            detail::throw_invalid("sym_span::subspan", m);
+        }
         return {detail::unchecked, p_ + offset, count, pe_};
     }
     sym_ptr<T> operator[](std::size_t i) const {
