@@ -24,19 +24,6 @@ bool has(const std::string &text, const std::string &part) {
     return false;
 }
 
-// Runs f, which must throw E; returns its what() ("" when it did not throw E).
-template <class E, class F> std::string message_of(F f) {
-    try {
-        f();
-    } catch (const E &e) {
-        return e.what();
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "PE %d: unexpected exception: %s\n", me, e.what());
-        return "";
-    }
-    std::fprintf(stderr, "PE %d: no exception\n", me);
-    return "";
-}
 
 void messages() {
     const std::string pe = "PE " + std::to_string(me);

@@ -40,19 +40,6 @@ bool lacks(const std::string &text, const std::string &part) {
     std::fprintf(stderr, "PE %d: message \"%s\" has \"%s\"\n", me, text.c_str(), part.c_str());
     return false;
 }
-// Runs f, which must throw E; returns its what() ("" when it did not throw E).
-template <class E, class F> std::string message_of(F f) {
-    try {
-        f();
-    } catch (const E &e) {
-        return e.what();
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "PE %d: unexpected exception: %s\n", me, e.what());
-        return "";
-    }
-    std::fprintf(stderr, "PE %d: no exception\n", me);
-    return "";
-}
 std::string on_me() { return " on PE " + std::to_string(me); }
 
 // ---- failed_then ----
