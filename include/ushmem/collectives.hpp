@@ -106,25 +106,25 @@ template <class T> inline T reduce_value(shmem_team_t h, T v, reduce_op op, wait
     run_coll(h, what, limit, [&] {
         switch (op) {
         case reduce_op::sum:
-            if constexpr (reduce_arith_type<T>) return shmem_sum_reduce(h, d, src, 1);
+            if constexpr (reduce_arith_type<T>) return c_reduce<reduce_op::sum>(h, d, src, 1);
             break;
         case reduce_op::prod:
-            if constexpr (reduce_arith_type<T>) return shmem_prod_reduce(h, d, src, 1);
+            if constexpr (reduce_arith_type<T>) return c_reduce<reduce_op::prod>(h, d, src, 1);
             break;
         case reduce_op::min:
-            if constexpr (reduce_minmax_type<T>) return shmem_min_reduce(h, d, src, 1);
+            if constexpr (reduce_minmax_type<T>) return c_reduce<reduce_op::min>(h, d, src, 1);
             break;
         case reduce_op::max:
-            if constexpr (reduce_minmax_type<T>) return shmem_max_reduce(h, d, src, 1);
+            if constexpr (reduce_minmax_type<T>) return c_reduce<reduce_op::max>(h, d, src, 1);
             break;
         case reduce_op::bit_and:
-            if constexpr (reduce_bitwise_type<T>) return shmem_and_reduce(h, d, src, 1);
+            if constexpr (reduce_bitwise_type<T>) return c_reduce<reduce_op::bit_and>(h, d, src, 1);
             break;
         case reduce_op::bit_or:
-            if constexpr (reduce_bitwise_type<T>) return shmem_or_reduce(h, d, src, 1);
+            if constexpr (reduce_bitwise_type<T>) return c_reduce<reduce_op::bit_or>(h, d, src, 1);
             break;
         case reduce_op::bit_xor:
-            if constexpr (reduce_bitwise_type<T>) return shmem_xor_reduce(h, d, src, 1);
+            if constexpr (reduce_bitwise_type<T>) return c_reduce<reduce_op::bit_xor>(h, d, src, 1);
             break;
         }
         return -1;  // (unreachable: reducible() checked)

@@ -288,6 +288,21 @@ inline void alltoalls(const team &t, std::span<T> dest, std::ptrdiff_t dst_strid
 
 enum class reduce_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
 
+namespace detail {
+// The C reduction of operation Op on T (the routine chosen by overload on T), for n elements: the
+// one mapping from reduce_op to the C API, shared by reduce<Op> and reduce_all (collectives.hpp).
+// Instantiated only for an operation the tables give T (callers check first).
+template <reduce_op Op, class T> inline int c_reduce(shmem_team_t h, T *d, const T *s, std::size_t n) {
+    if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::prod) return shmem_prod_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::min) return shmem_min_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::max) return shmem_max_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::bit_and) return shmem_and_reduce(h, d, s, n);
+    else if constexpr (Op == reduce_op::bit_or) return shmem_or_reduce(h, d, s, n);
+    else return shmem_xor_reduce(h, d, s, n);
+}
+} // namespace detail
+
 // Element-wise reduction of src over the team into dest (both src.size() elements). The C
 // routine is chosen by overload on T; an operation the tables do not give T fails to compile.
 template <reduce_op Op, class T>
@@ -311,13 +326,7 @@ inline void reduce(const team &t, std::span<T> dest, std::type_identity_t<std::s
     std::size_t n = src.size();
     detail::run_coll(h, "reduce", limit, [&] {
         if constexpr (!(bitwise_ok && minmax_ok && arith_ok)) return 0;  // (the static_assert's message only)
-        else if constexpr (Op == reduce_op::sum) return shmem_sum_reduce(h, d, s, n);
-        else if constexpr (Op == reduce_op::prod) return shmem_prod_reduce(h, d, s, n);
-        else if constexpr (Op == reduce_op::min) return shmem_min_reduce(h, d, s, n);
-        else if constexpr (Op == reduce_op::max) return shmem_max_reduce(h, d, s, n);
-        else if constexpr (Op == reduce_op::bit_and) return shmem_and_reduce(h, d, s, n);
-        else if constexpr (Op == reduce_op::bit_or) return shmem_or_reduce(h, d, s, n);
-        else return shmem_xor_reduce(h, d, s, n);
+        else return detail::c_reduce<Op>(h, d, s, n);
     });
 }
 
