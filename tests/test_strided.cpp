@@ -1,4 +1,4 @@
-// util/strided: every element size (the fixed-size copies and the general one), both strides,
+// util/strided and util/copy: every element size (the fixed-size copies and the general one), both strides,
 // contiguous on both sides, and the bytes between elements left alone.
 #include "util/strided.hpp"
 
@@ -45,4 +45,19 @@ TEST(CopyStrided, UnalignedAddresses) {
     copy_strided(dst.data() + 1, 16, src.data() + 1, 8, 8, 10);
     for (std::size_t e = 0; e < 10; ++e)
         for (std::size_t b = 0; b < 8; ++b) ASSERT_EQ(dst[1 + e * 16 + b], src[1 + e * 8 + b]);
+}
+
+// util::copy_once: every size up to 40 bytes at every offset of a 16-byte line copies exactly the
+// bytes asked for and touches none around them (the guard bytes keep their value).
+TEST(CopyOnce, ExactBytesEverySizeAndOffset) {
+    for (std::size_t n = 0; n <= 40; ++n)
+        for (std::size_t at = 0; at < 16; ++at) {
+            std::vector<unsigned char> src(64), dst(64, 0xEE);
+            for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+            ushmem::util::copy_once(dst.data() + at, src.data() + 3, n);
+            for (std::size_t i = 0; i < dst.size(); ++i) {
+                const bool inside = i >= at && i < at + n;
+                ASSERT_EQ(dst[i], inside ? src[3 + i - at] : 0xEE) << "n=" << n << " at=" << at << " byte " << i;
+            }
+        }
 }

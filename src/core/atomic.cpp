@@ -23,6 +23,7 @@
 #include "core/route.hpp"
 #include "core/wait.hpp"
 #include "transport/transport.hpp"
+#include "util/copy.hpp"
 #include "util/put_pack.hpp"
 #include "util/strided.hpp"
 
@@ -395,7 +396,7 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
             },
             [](std::uint64_t a, const void *d, std::size_t len, util::put_pack::kind k) {
                 if (k == util::put_pack::kind::put) {
-                    std::memcpy(reinterpret_cast<void *>(a), d, len);
+                    util::copy_once(reinterpret_cast<void *>(a), d, len);
                     return;
                 }
                 // An atomic record (for_each checked its size: 4 or 8 bytes, aligned).
@@ -425,7 +426,7 @@ void on_signal_message(const transport::signal_header &h, const void *data, std:
     if (h.elem) {
         util::copy_strided(reinterpret_cast<void *>(h.data_addr), h.dst_stride, data, h.elem, h.elem, count);
     } else if (n) {
-        std::memcpy(reinterpret_cast<void *>(h.data_addr), data, n);
+        util::copy_once(reinterpret_cast<void *>(h.data_addr), data, n);
     }
     if (!h.sig_addr) return;
     if (h.op == transport::signal_op::set) __atomic_store_n(sig, h.value, __ATOMIC_RELEASE);

@@ -3,6 +3,8 @@
 // No dependency on the other layers.
 #pragma once
 
+#include "util/copy.hpp"
+
 #include <cstddef>
 #include <cstring>
 
@@ -24,7 +26,7 @@ inline void copy_strided(void *dst, std::size_t dstride, const void *src, std::s
     auto *d = static_cast<char *>(dst);
     const auto *s = static_cast<const char *>(src);
     if (count == 0) return;  // no memory touched: any pointer, NULL included (zero-length calls)
-    if (dstride == elem && sstride == elem) return std::memcpy(d, s, elem * count), void();
+    if (dstride == elem && sstride == elem) return copy_once(d, s, elem * count);  // (util/copy.hpp)
     switch (elem) {
     case 1: return detail::copy_strided_fixed<1>(d, dstride, s, sstride, count);
     case 2: return detail::copy_strided_fixed<2>(d, dstride, s, sstride, count);
