@@ -42,8 +42,6 @@
 
 namespace ushmem::core {
 
-runtime rt;
-
 namespace {
 // Symmetric bytes the runtime keeps for itself (rt.runtime_words points at them): the heap check's
 // words (heap_check_word), the wake area (wait.hpp), the collective entry word (coll_entry_word),
@@ -184,39 +182,6 @@ void report_page_size() {
 }
 
 } // namespace
-
-settings settings_in_effect() {
-    settings s = rt.cfg;
-    s.bulk_min = rt.bulk_min;
-    return s;
-}
-
-
-[[noreturn]] void fail_not_running(const char *routine) {
-    if (rt.state == lib_state::finalized)
-        fatal(routine, "called after shmem_finalize; the library is finalized (call shmem_init "
-                       "again to re-initialize it)");
-    fatal(routine, "called before shmem_init; initialize the library first with shmem_init or "
-                   "shmem_init_thread");
-}
-
-[[noreturn]] void fail_bad_pe(const char *routine, int pe) {
-    fatal(routine, "PE %d is out of range; valid PEs are 0 to %d (shmem_n_pes() - 1)", pe, rt.npes - 1);
-}
-
-[[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
-                                     std::size_t len, int pe) {
-    const segment &h = rt.seg[seg_heap], &s = rt.seg[seg_static];
-    fatal(routine,
-          "%s %p (%zu bytes, target PE %d) is not symmetric: it is outside the symmetric heap "
-          "[%#" PRIxPTR ", %#" PRIxPTR ") and the static data [%#" PRIxPTR ", %#" PRIxPTR "); pass "
-          "memory from shmem_malloc or a global/static variable%s",
-          what, addr, len, pe, h.base, h.base + h.size, s.base, s.base + s.size,
-          (h.base && reinterpret_cast<std::uintptr_t>(addr) >= h.base &&
-           reinterpret_cast<std::uintptr_t>(addr) < h.base + h.size)
-              ? " (the range runs past the end of the heap)"
-              : "");
-}
 
 void *direct_pointer(const void *addr, int pe) {
     seg_id s;

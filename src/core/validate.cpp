@@ -1,0 +1,39 @@
+// The messages of the validation that fails (validate.hpp): each ends the program (fatal).
+#include "core/validate.hpp"
+
+#include "core/log.hpp"
+#include "core/peers.hpp"
+#include "core/state.hpp"
+
+#include <cinttypes>
+#include <cstdint>
+
+namespace ushmem::core {
+
+[[noreturn]] void fail_not_running(const char *routine) {
+    if (rt.state == lib_state::finalized)
+        fatal(routine, "called after shmem_finalize; the library is finalized (call shmem_init "
+                       "again to re-initialize it)");
+    fatal(routine, "called before shmem_init; initialize the library first with shmem_init or "
+                   "shmem_init_thread");
+}
+
+[[noreturn]] void fail_bad_pe(const char *routine, int pe) {
+    fatal(routine, "PE %d is out of range; valid PEs are 0 to %d (shmem_n_pes() - 1)", pe, rt.npes - 1);
+}
+
+[[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
+                                     std::size_t len, int pe) {
+    const segment &h = rt.seg[seg_heap], &s = rt.seg[seg_static];
+    fatal(routine,
+          "%s %p (%zu bytes, target PE %d) is not symmetric: it is outside the symmetric heap "
+          "[%#" PRIxPTR ", %#" PRIxPTR ") and the static data [%#" PRIxPTR ", %#" PRIxPTR "); pass "
+          "memory from shmem_malloc or a global/static variable%s",
+          what, addr, len, pe, h.base, h.base + h.size, s.base, s.base + s.size,
+          (h.base && reinterpret_cast<std::uintptr_t>(addr) >= h.base &&
+           reinterpret_cast<std::uintptr_t>(addr) < h.base + h.size)
+              ? " (the range runs past the end of the heap)"
+              : "");
+}
+
+} // namespace ushmem::core
