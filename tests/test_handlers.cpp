@@ -1,5 +1,5 @@
 // The target side of the messages that carry puts, signals, non-fetching atomics and get batches
-// where UCX emulates RMA (core/atomic.cpp: on_signal_message, on_ack; core/rma.cpp:
+// where UCX emulates RMA (core/messages.cpp: store_signal_message, count_acks,
 // pack_gather_reply), called as UCX's handler would call them, on a symmetric segment that is a
 // buffer of this test. The multi-process tests send real messages (mpi.put_pack, mpi.get_pack,
 // mpi.signal, mpi.strided over tcp); these also reach what no well-formed peer sends: a message
@@ -73,7 +73,7 @@ TEST_F(Handlers, PackAppliesPutsAndAtomicsInOrder) {
         n += pp::record_bytes(5);
         return n;
     });
-    core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size());
+    core::store_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size());
     EXPECT_EQ(word(0), (7u + 3u) ^ 0x100u);
     EXPECT_EQ(std::memcmp(heap + 100, bytes, 5), 0);
 }
@@ -83,12 +83,12 @@ TEST_F(Handlers, SignalMessageStoresDataThenSignal) {
     heap[512] = 0;
     std::memcpy(heap + 64, "\x05\0\0\0\0\0\0\0", 8);
     const char data[6] = "hello";
-    core::on_signal_message(header(at(200), at(64), 2, tp::signal_op::add), data, 6);
+    core::store_signal_message(header(at(200), at(64), 2, tp::signal_op::add), data, 6);
     EXPECT_STREQ(reinterpret_cast<const char *>(heap + 200), "hello");
     EXPECT_EQ(word(64), 7u);
 
     const std::uint32_t elems[3] = {11, 22, 33};
-    core::on_signal_message(header(at(1024), at(64), 40, tp::signal_op::set, 4, 16), elems, sizeof elems);
+    core::store_signal_message(header(at(1024), at(64), 40, tp::signal_op::set, 4, 16), elems, sizeof elems);
     std::uint32_t got[3];
     for (int i = 0; i < 3; ++i) std::memcpy(&got[i], heap + 1024 + 16 * i, 4);
     EXPECT_EQ(got[0], 11u);
@@ -105,7 +105,7 @@ TEST_F(Handlers, UnknownRecordKindEndsTheJob) {
         pp::append(b, pp::record_bytes(8), at(8), &v, 8, pp::kind(pp::kind_max + 1));
         return 2 * pp::record_bytes(8);
     });
-    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
+    EXPECT_EXIT(core::store_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
                 ::testing::ExitedWithCode(1), "put pack .*internal error: a malformed put pack of 48 bytes");
 }
 
@@ -116,9 +116,9 @@ TEST_F(Handlers, MalformedPackEndsTheJob) {
         pp::append(b, 0, at(0), &v, 8);
         return pp::record_bytes(8);
     });
-    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size() - 4),
+    EXPECT_EXIT(core::store_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size() - 4),
                 ::testing::ExitedWithCode(1), "malformed put pack");
-    EXPECT_EXIT(core::on_signal_message(header(0, at(64), 0, tp::signal_op::pack), p.data(), p.size()),
+    EXPECT_EXIT(core::store_signal_message(header(0, at(64), 0, tp::signal_op::pack), p.data(), p.size()),
                 ::testing::ExitedWithCode(1), "malformed put pack");
 }
 
@@ -129,7 +129,7 @@ TEST_F(Handlers, PackedPutOutsideTheSegmentsEndsTheJob) {
         pp::append(b, 0, at(sizeof heap - 4), &v, 8);
         return pp::record_bytes(8);
     });
-    EXPECT_EXIT(core::on_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
+    EXPECT_EXIT(core::store_signal_message(header(0, 0, 0, tp::signal_op::pack), p.data(), p.size()),
                 ::testing::ExitedWithCode(1), "packed put to .* lies outside this PE's symmetric segments");
 }
 
@@ -146,7 +146,7 @@ TEST_F(Handlers, MalformedSignalMessageEndsTheJob) {
                          bad{header(at(0), at(sizeof heap), 1, tp::signal_op::set), 8},
                          bad{header(at(0), at(64), 1, tp::signal_op::add, 3, 8), 16},
                          bad{header(at(sizeof heap - 16), 0, 0, tp::signal_op::add, 4, 16), 16}}) {
-        EXPECT_EXIT(core::on_signal_message(b.h, data, b.n), ::testing::ExitedWithCode(1),
+        EXPECT_EXIT(core::store_signal_message(b.h, data, b.n), ::testing::ExitedWithCode(1),
                     "signal message .*internal error: a signal message for .* lies outside this PE's symmetric "
                     "segments")
             << "data " << b.h.data_addr - at(0) << " signal " << b.h.sig_addr - at(0) << " elem " << b.h.elem;
@@ -157,13 +157,13 @@ TEST_F(Handlers, MalformedSignalMessageEndsTheJob) {
 // counts are untouched; they do not exist before init).
 TEST_F(Handlers, AcknowledgementFromNoPeIsDroppedLoudly) {
     ::testing::internal::CaptureStderr();
-    core::on_ack(3, 1);
+    core::count_acks(3, 1);
     const std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find(k_internal), std::string::npos) << err;
     EXPECT_NE(err.find("an acknowledgement from PE 3"), std::string::npos) << err;
 }
 
-// ---- get batches: the target's side (rma.cpp, pack_gather_reply) ------------------------------
+// ---- get batches: the target's side (messages.cpp, pack_gather_reply) ------------------------------
 
 namespace {
 std::vector<char> get_list(std::initializer_list<std::pair<std::uint64_t, std::uint32_t>> gets) {

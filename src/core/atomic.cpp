@@ -1,4 +1,5 @@
-// The UCX route of the atomics, and signals (put-with-signal, signal add/set/fetch).
+// The UCX route of the atomics, and signals (put-with-signal, signal add/set/fetch); the messages
+// that carry them where UCX emulates atomics are sent by messages.cpp and run by message_handlers.cpp.
 //
 // UCX 1.13.1 bug worked around here: a *fetching* AND/OR/XOR that UCX performs through its
 // shared-memory or self atomics (uct_sm_ep_atomic64_fetch) returns the right old value but writes
@@ -23,7 +24,6 @@
 #include "core/route.hpp"
 #include "core/wait.hpp"
 #include "transport/transport.hpp"
-#include "util/copy.hpp"
 #include "util/put_pack.hpp"
 #include "util/strided.hpp"
 
@@ -171,9 +171,6 @@ transport::atomic_op op_of(amo op) {
 //   message is a system call on both sides). The target runs the records in order, with the same
 //   CPU atomics. (fetch_kind_of, atomic.hpp: the record's kind.)
 namespace {
-void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
-                  const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend = false);
-
 util::put_pack::kind record_kind(amo op) {
     using util::put_pack::kind;
     switch (op) {
@@ -196,9 +193,7 @@ void amo_message(const char *routine, context &c, peer &p, int pe, std::uint64_t
     constexpr std::size_t need = pp::record_bytes(sizeof(U));
     alignas(8) char rec[need];
     pp::append(rec, 0, raddr, &v, sizeof(U), record_kind(op));
-    // (send_message sends an open pack to that PE first.)
-    send_message(routine, c, p, pe, {.data_addr = 0, .sig_addr = 0, .value = 0, .op = transport::signal_op::pack}, rec, need, 0,
-                 "atomic operation");
+    record_message(routine, c, p, pe, rec, need, "atomic operation");  // (after an open pack to that PE)
 }
 
 } // namespace
@@ -363,222 +358,6 @@ void signal_update(const char *routine, context &c, std::uint64_t *sig_addr, std
     amo_ucx_post<std::uint64_t>(routine, c, p, pe, s, off, a, signal, true);
 }
 
-// ---- signal messages (runtime.hpp) --------------------------------------------------------------
-
-namespace {
-// A packed atomic's operation (for_each has checked the kind).
-amo packed_amo(util::put_pack::kind k) {
-    using util::put_pack::kind;
-    switch (k) {
-    case kind::set: return amo::set;
-    case kind::band: return amo::band;
-    case kind::bor: return amo::bor;
-    case kind::bxor: return amo::bxor;
-    default: return amo::add;
-    }
-}
-} // namespace
-
-void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n) {
-    // The addresses come from a peer of this job, computed from our own segment bases: one that
-    // falls outside them is a bug of ours, and nothing is written.
-    seg_id s;
-    std::size_t off;
-    if (h.op == transport::signal_op::pack) {
-        // Many puts (put_pack.cpp), and non-fetching atomics, applied in order: a later one to
-        // the same bytes wins.
-        const bool stored = !h.sig_addr && util::put_pack::for_each(
-            data, n,
-            [&s, &off](std::uint64_t a, std::size_t len) {
-                if (locate(reinterpret_cast<void *>(a), len ? len : 1, s, off)) return true;
-                fatal("put pack", "internal error: a packed put to [%#" PRIx64 ", +%zu) lies outside this PE's "
-                                  "symmetric segments", a, len);
-            },
-            [](std::uint64_t a, const void *d, std::size_t len, util::put_pack::kind k) {
-                if (k == util::put_pack::kind::put) {
-                    util::copy_once(reinterpret_cast<void *>(a), d, len);
-                    return;
-                }
-                // An atomic record (for_each checked its size: 4 or 8 bytes, aligned).
-                const amo op = packed_amo(k);
-                if (len == 8) {
-                    std::uint64_t v;
-                    std::memcpy(&v, d, 8);
-                    amo_direct<std::uint64_t>(op, reinterpret_cast<std::uint64_t *>(a), v, 0);
-                } else {
-                    std::uint32_t v;
-                    std::memcpy(&v, d, 4);
-                    amo_direct<std::uint32_t>(op, reinterpret_cast<std::uint32_t *>(a), v, 0);
-                }
-            });
-        if (USHMEM_UNLIKELY(!stored)) fatal("put pack", "internal error: a malformed put pack of %zu bytes", n);
-        return;
-    }
-    auto *sig = reinterpret_cast<std::uint64_t *>(h.sig_addr);
-    const std::size_t count = h.elem ? n / h.elem : 0;
-    const std::size_t span = h.elem && count ? (count - 1) * h.dst_stride + h.elem : n;
-    if (USHMEM_UNLIKELY((h.sig_addr && (!locate(sig, 8, s, off) || (h.sig_addr & 7))) ||
-                        (h.elem && n % h.elem) ||
-                        (span && !locate(reinterpret_cast<void *>(h.data_addr), span, s, off))))
-        fatal("signal message", "internal error: a signal message for [%#" PRIx64 ", +%zu) and signal %#" PRIx64
-                                " lies outside this PE's symmetric segments",
-              h.data_addr, span, h.sig_addr);
-    if (h.elem) {
-        util::copy_strided(reinterpret_cast<void *>(h.data_addr), h.dst_stride, data, h.elem, h.elem, count);
-    } else if (n) {
-        util::copy_once(reinterpret_cast<void *>(h.data_addr), data, n);
-    }
-    if (!h.sig_addr) return;
-    if (h.op == transport::signal_op::set) __atomic_store_n(sig, h.value, __ATOMIC_RELEASE);
-    else __atomic_fetch_add(sig, h.value, __ATOMIC_RELEASE);
-}
-
-namespace {
-[[noreturn]] void bulk_failed(const char *routine, const char *what, std::size_t n, int pe, transport::status st) {
-    fatal(routine, "%s of %zu bytes to PE %d failed: %s (a bulk transfer; USHMEM_BULK_MIN=0 sends none)", what, n, pe,
-          transport::status_string(st));
-}
-
-// The in-flight bound's wait (inflight_over): what the USHMEM_WAIT_TIMEOUT message says.
-struct inflight_state {
-    context *c;
-    int pe;
-    std::size_t n;
-    transport::worker_h own;
-};
-void describe_inflight(const void *arg, char *buf, std::size_t len) {
-    const auto &w = *static_cast<const inflight_state *>(arg);
-    const std::size_t i = std::size_t(w.pe);
-    std::snprintf(buf, len,
-                  "room to send to PE %d under the bound on what is in flight to one PE (%" PRIu64
-                  " messages unacknowledged, USHMEM_INFLIGHT_MSGS=%ld; %" PRId64
-                  " bytes of messages not yet sent, USHMEM_INFLIGHT_BYTES=%zu); no answer yet from PE %d%s",
-                  w.pe, acks_sent_of(*w.c)[i].load() - acks_done_of(*w.c)[i].load(), rt.cfg.inflight_msgs,
-                  transport::held_bytes(std::uint32_t(w.pe)), rt.cfg.inflight_bytes, w.pe, no_answer_hint());
-}
-bool inflight_room(void *arg) {
-    const auto &w = *static_cast<const inflight_state *>(arg);
-    if (!inflight_over(*w.c, w.pe, w.n)) return true;
-    // Acknowledgements come to the main worker, which wait_slow drives, or (ack_reply) to the
-    // context's own, driven here as await_acks does.
-    if (w.own) transport::progress_worker(w.own);
-    return !inflight_over(*w.c, w.pe, w.n);
-}
-// A message to `pe` that would exceed the bound: progress until it fits, as a quiet waits for its
-// acknowledgements (USHMEM_WAIT_TIMEOUT applies, naming the PE). Without it a stream of puts to
-// a stopped PE grew its sender without end (issue #48, item 4: 3.3 GiB in 10 s). Not
-// settle_thread_packs, as wait_for would: that sends messages, which would come back here. The
-// progress thread never waits here (t_inflight_exempt): it sends held packs, and a thread that
-// serves every peer must not stop for one.
-[[gnu::noinline, gnu::cold]] void inflight_wait(const char *routine, context &c, int pe, std::size_t n) {
-    if (detail::t_inflight_exempt) return;
-    inflight_state w{&c, pe, n, c.own_worker ? worker_of(c) : nullptr};
-    const transport::own_wait_scope sleeps_watch(w.own);
-    for (int i = 0; i < 64; ++i) {
-        if (inflight_room(&w)) return;
-        transport::progress();
-    }
-    wait_slow(routine, "room under the in-flight bound", inflight_room, &w, describe_inflight, &w, false,
-              on_other_node(pe));
-}
-
-void send_message(const char *routine, context &c, peer &p, int pe, const transport::signal_header &h,
-                  const void *data, std::size_t n, std::size_t src_stride, const char *what, bool lend) {
-    settle_pack(routine, c, pe);  // the puts packed before it go first
-    const transport::ep_h ep = message_ep(routine, c, p, pe);  // first: it may create the context's worker
-    // The bound on what is in flight to `pe` (runtime.hpp, inflight_over). The collectives'
-    // context sends unacknowledged messages, not counted: their protocols bound them (each waits
-    // for its partners' signals, a broadcast's ring for its slots).
-    if (c.acked_msgs && USHMEM_UNLIKELY(inflight_over(c, pe, n))) inflight_wait(routine, c, pe, n);
-    transport::signal_header hs = h;
-    // Large: one bulk message (transport::bulk_nbx), whose acknowledgement cannot be ack_reply (a
-    // context's own worker without a stream of its own sends it eagerly instead, the slow way).
-    const bool bulk = bulk_size(n) && !src_stride && h.op != transport::signal_op::pack &&
-                      !(c.acked_msgs && c.own_worker && c.lanes->ack_stream == 0);
-    if (c.acked_msgs) {
-        // Counted before it leaves: its acknowledgement cannot come before the count. A context's
-        // own worker is not the one the target knows. Its first message to a PE since that PE's
-        // last completion is answered at once, on UCX's reply endpoint: the answer shares the
-        // message's connection (over tcp one acknowledgement alone on another connection added
-        // 3-4 us to a put + quiet). The ones that follow, a stream, are owed and batched to the
-        // main worker, tagged with the context's stream (both add to the same counts). The
-        // context has one thread at a time: its pending bits are its own.
-        // A signal's (put_signal, signal_add/set) is lazy (transport::ack_lazy): its receiver
-        // usually waits for it and answers at once, and the answer carries the acknowledgement.
-        // Only with progress threads (every PE has one, or none): a receiver that leaves its wait
-        // and stays away from the library (computing, or blocked in MPI) then still sends it, at
-        // its thread's next look (the hand-off period). Without them a sender's quiet would wait
-        // for the receiver's next call, which may wait for the sender.
-        const std::uint32_t stream = c.own_worker ? c.lanes->ack_stream : 0;
-        hs.ack = !c.own_worker ? (h.sig_addr && rt.progress_thread ? transport::ack_lazy : transport::ack_owed)
-                 : stream != 0 && (bulk || (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED) & pend_acks))
-                     ? transport::ack_owed | stream << 8
-                     : transport::ack_reply;
-        acks_sent_of(c)[std::size_t(pe)].fetch_add(1, std::memory_order_seq_cst);
-    }
-    hs.from = std::uint32_t(rt.me);  // (also without an acknowledgement: a refusal names the sender)
-    if (bulk) {
-        void *r = transport::bulk_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n);
-        if (transport::is_error(r)) bulk_failed(routine, what, n, pe, transport::error_of(r));
-        c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
-        // Waited for here, whatever the call (a put_nbi's too): until the data has left, a message
-        // sent after it could reach the target first (the data moves only once the target has
-        // answered the request to send). Over tcp that is the transfer itself, hundreds of
-        // microseconds at this size, against the handshake's round trip.
-        if (r) {
-            const transport::status st = await_request(routine, c, r, pe, "a bulk transfer");
-            if (st != transport::status_ok) bulk_failed(routine, what, n, pe, st);  // (a refusal by the target too)
-        }
-        return;
-    }
-    if (const char *err = transport::signal_nbx(worker_of(c), ep, std::uint32_t(pe), hs, data, n, src_stride,
-                                                lend && c.acked_msgs))
-        fatal(routine, "%s to PE %d failed: %s", what, pe, err);
-    c.note_pending(pe, c.acked_msgs ? pend_acks : pend_flush);
-}
-} // namespace
-
-void signal_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr, const void *data,
-                    std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, transport::signal_op op, bool lend) {
-    send_message(routine, c, p, pe, {.data_addr = data_raddr, .sig_addr = sig_raddr, .value = value, .op = op}, data, n, 0,
-                 sig_raddr ? "signal" : "put", lend);
-}
-
-void on_ack(std::uint32_t from, std::uint32_t n) {
-    // From a peer of this job: a rank out of range is a bug of ours, dropped loudly.
-    if (USHMEM_UNLIKELY(from >= std::uint32_t(rt.npes) || !rt.peers.acks_done)) {
-        std::fprintf(stderr, "ushmem: internal error: an acknowledgement from PE %u (%d PEs)\n", from, rt.npes);
-        return;
-    }
-    rt.peers.acks_done[from].fetch_add(n, std::memory_order_release);
-}
-
-void strided_message(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
-                     std::size_t dst_stride, const void *data, std::size_t src_stride, std::size_t elem,
-                     std::size_t n, std::uint64_t sig_raddr, std::uint64_t value) {
-    send_message(routine, c, p, pe,
-                 {.data_addr = data_raddr,
-                  .sig_addr = sig_raddr,
-                  .value = value,
-                  .op = transport::signal_op::add,
-                  .elem = std::uint32_t(elem),
-                  .dst_stride = dst_stride}, data, n,
-                 src_stride, "strided put");
-}
-
-void strided_messages(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
-                      std::size_t dst_stride, const char *data, std::size_t src_stride, std::size_t elem,
-                      std::size_t count, std::uint64_t sig_raddr) {
-    const std::size_t per = signal_message_max / elem;
-    for (std::size_t i = 0; i < count; i += per) {
-        const std::size_t k = std::min(per, count - i);
-        const bool last = i + k == count;
-        // The signal must not overtake the elements of the messages before it.
-        if (last && i > 0 && sig_raddr) transport::worker_fence(worker_of(c));
-        strided_message(routine, c, p, pe, data_raddr + i * dst_stride, dst_stride, data + i * src_stride, src_stride,
-                        elem, k * elem, last ? sig_raddr : 0, last ? 1 : 0);
-    }
-}
 
 std::uint64_t signal_fetch(const char *routine, const std::uint64_t *sig_addr) {
     seg_id s;

@@ -1,13 +1,14 @@
-// The core half of ushmem's message protocol (defined in atomic.cpp, rma.cpp and put_pack.cpp; the
-// transport half is transport/am/): signal messages (data and a signal in one), strided messages, the handlers the
-// transport runs for what arrives (signals, acknowledgements), and the replies to gather and get
-// batch requests.
+// The core half of ushmem's message protocol (messages.cpp; the transport half is transport/am/).
+// The senders: signal messages (data and a signal in one), strided messages, a non-fetching
+// atomic's record, and strided gets as requests and replies; each first sends the context's open
+// pack to that PE (the puts packed before it go first), then goes out through the one sender
+// (message_send.hpp, which a put pack's own send uses too). The handlers the transport runs for
+// what arrives (signals, acknowledgements, gather requests and replies), and their installation.
 #pragma once
 
 #include "core/context.hpp"
-#include "core/lanes.hpp"
+#include "core/message_send.hpp"
 #include "core/peers.hpp"
-#include "core/runtime.hpp"
 #include "transport/transport.hpp"
 
 #include <cstddef>
@@ -15,14 +16,6 @@
 
 namespace ushmem::core {
 
-// The endpoint a context's messages to `pe` go through: the main worker's (`p`, the shared peer),
-// or the context's own worker's, so that they stay in order with its other operations there.
-inline transport::ep_h message_ep(const char *routine, context &c, peer &p, int pe) {
-    return USHMEM_LIKELY(!c.own_worker) ? p.ep : own_ucx_peer(routine, c, pe, seg_heap).ep;
-}
-// Runs a signal message that arrived (installed as the transport's handler).
-void on_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
-void on_ack(std::uint32_t from, std::uint32_t n);  // n acknowledged messages (context::acked_msgs) are in
 // One signal message to `pe` (through the context's endpoint: message_ep): the data (n bytes,
 // may be 0) to the peer's address data_raddr, then `value` applied to its signal word sig_raddr.
 // Returns at once (the message holds a copy); delivery is the business of quiet, as for a put.
@@ -42,18 +35,29 @@ void strided_message(const char *routine, context &c, peer &p, int pe, std::uint
 void strided_messages(const char *routine, context &c, peer &p, int pe, std::uint64_t data_raddr,
                       std::size_t dst_stride, const char *data, std::size_t src_stride, std::size_t elem,
                       std::size_t count, std::uint64_t sig_raddr);
-// Strided gets and get batches as messages (rma.cpp, installed as the transport's handlers): the
-// target packs the elements or the gets a request names, the initiator unpacks the reply.
+// n bytes of put-pack records (util/put_pack.hpp; a non-fetching atomic's, atomic.cpp) as one
+// message of their own; `what` names it in errors.
+void record_message(const char *routine, context &c, peer &p, int pe, const void *records, std::size_t n,
+                    const char *what);
+// A strided get as messages where the peer's RMA is emulated: `nblocks` blocks of `bytes`, sstep
+// apart from offset soff of segment ss on `pe`, to d, dstep apart; as few requests as their
+// replies allow (signal_message_max each), then a wait for every reply. False, doing nothing,
+// where the peer is not reached by messages.
+bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, std::size_t soff, std::size_t dstep,
+                          std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe);
+
+// ---- what arrives (the transport runs these; install_message_handlers installs them) ----------
+// Runs a signal message: stores its data (contiguous, strided, or a put pack's records, atomics
+// among them, in order), then applies its signal. Addresses outside this PE's segments: fatal.
+void store_signal_message(const transport::signal_header &h, const void *data, std::size_t n);
+// n acknowledged messages (context::acked_msgs) from PE `from` are in: rt.peers.acks_done.
+void count_acks(std::uint32_t from, std::uint32_t n);
+// The target's side of a gather request: packs into `out` the strided elements it names, or a get
+// batch's gets and fetching atomics in order (h.elem 0, put_pack.cpp).
 void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out);
-void on_gather_reply(std::uint64_t cookie, const void *data, std::size_t n);
-// A get batch's reply (put_pack.cpp); cookies with get_batch_bit set are theirs.
-constexpr std::uint64_t get_batch_bit = std::uint64_t(1) << 63;
-void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n);
-// Data up to this size travels in the signal message itself; larger goes as a put before it.
-constexpr std::size_t signal_message_max = 64 * 1024;
-// Whether n bytes to a PE reached by signal messages go as one bulk message (transport::bulk_nbx,
-// from USHMEM_BULK_MIN; 0 at init where UCX would not keep them in order): signal_message then
-// returns once they are out of the caller's buffer, and its acknowledgement or the receiver's signal
-// comes once they are stored.
-inline bool bulk_size(std::size_t n) { return rt.bulk_min && n >= rt.bulk_min; }
+// The initiator's side: a reply's bytes to the strided get or the get batch (get_batch_bit) they answer.
+void unpack_gather_reply(std::uint64_t cookie, const void *data, std::size_t n);
+// Installs the handlers above with the transport (init, before the worker exists; rt.peers's
+// acknowledgement counters allocated).
+void install_message_handlers();
 } // namespace ushmem::core

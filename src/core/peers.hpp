@@ -64,7 +64,7 @@ struct peer_table {
     // so the stored ones are the oldest: acks_done >= a count read after a message was sent means
     // that message is stored, whatever order the acknowledgements arrive in. Allocated by init
     // before any message can come; acks_sent is added to by the sender (any thread using a context
-    // on the main worker) before the message goes; acks_done by on_ack (atomic.cpp), on the
+    // on the main worker) before the message goes; acks_done by count_acks (messages.cpp), on the
     // thread that progresses the worker; read by quiet, pe_quiet, pe_test and the in-flight bound.
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
     // Every PE's worker address (allgathered by init, concatenated; worker_addr_offsets[pe] is

@@ -43,7 +43,7 @@
 #include "core/context.hpp"
 #include "core/lanes.hpp"
 #include "core/log.hpp"
-#include "core/messages.hpp"
+#include "core/message_send.hpp"
 #include "core/peers.hpp"
 #include "core/put_pack.hpp"
 #include "core/runtime.hpp"
@@ -198,11 +198,13 @@ void send_pack(const char *routine, context &c, unsigned i) {
     if (k.gets) return send_get_batch(routine, c, i);
     const int pe = k.pe;
     const std::uint32_t n = k.len;
-    // Closed first: the message's own settle_pack then finds nothing to send. The message holds
-    // a copy of the pack (transport::signal_nbx): the buffer is free again on return.
+    // Closed first (a slot free for the next pack to this PE). Sent through the one sender
+    // (message_send.hpp) as the pack it is: no open pack to settle before it. The message holds a
+    // copy of the pack (transport::signal_nbx): the buffer is free again on return.
     k.pe = -1;
     k.len = 0;
-    signal_message(routine, c, rt.peers[std::size_t(pe)], pe, 0, k.buf.get(), n, 0, 0, transport::signal_op::pack);
+    send_message(routine, c, rt.peers[std::size_t(pe)], pe, {.data_addr = 0, .sig_addr = 0, .value = 0, .op = transport::signal_op::pack},
+                 k.buf.get(), n, 0, "put");
     close_slot(c);
 }
 
@@ -350,7 +352,7 @@ void pack_fetch(const char *routine, context &c, int pe, std::uint64_t raddr, vo
     add_dest(c, k, pe, need, dst, n);
 }
 
-void on_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n) {
+void unpack_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n) {
     std::lock_guard<std::mutex> g(g_batches_lock);
     auto it = g_batches.find(cookie & ~get_batch_bit);
     if (it == g_batches.end()) return;  // forgotten: its context is gone

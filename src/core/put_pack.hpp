@@ -47,6 +47,11 @@ bool send_in_pack(const char *routine, context &c, int pe, std::uint64_t raddr, 
 // open pack's puts and this one in one message, not the pack and a signal message after it.
 bool send_signal_in_pack(const char *routine, context &c, int pe, std::uint64_t data_raddr, const void *src,
                          std::size_t n, std::uint64_t sig_raddr, std::uint64_t value, util::put_pack::kind k);
+// A get batch's reply (messages.cpp, unpack_gather_reply, hands it here): its bytes to the
+// batch's destinations, counted done. Cookies with get_batch_bit set are get batches'; the others
+// strided gets' (messages.cpp).
+constexpr std::uint64_t get_batch_bit = std::uint64_t(1) << 63;
+void unpack_get_batch_reply(std::uint64_t cookie, const void *data, std::size_t n);
 // The slot of c's open pack to `pe`, or -1.
 USHMEM_HOT int pack_slot_of(const context &c, int pe) {
     if (USHMEM_LIKELY(c.packs[c.pack_last].pe == pe)) return c.pack_last;

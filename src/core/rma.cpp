@@ -17,8 +17,6 @@
 #include "util/strided.hpp"
 
 #include <cinttypes>
-#include <mutex>
-#include <unordered_map>
 
 namespace ushmem::core {
 namespace {
@@ -133,7 +131,7 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
     }
     if (nblocks > 1 && bytes <= signal_message_max / 2) {
         if (p.how[ds] == route::ucx && p.msg_signals) {
-            // Where the peer's RMA is emulated (runtime.hpp, signal messages): as many blocks per
+            // Where the peer's RMA is emulated (messages.hpp, signal messages): as many blocks per
             // message as fit, instead of a message per block. The message holds a copy: the
             // source may be reused on return, as for a blocking put.
             strided_messages(routine, c, p, pe, p.rbase[ds] + doff, dstep, s, sstep, bytes, nblocks, 0);
@@ -144,140 +142,6 @@ void put_strided(const char *routine, context &c, void *dest, const void *src, s
     for (std::size_t i = 0; i < nblocks; ++i) put(routine, c, d + i * dstep, s + i * sstep, bytes, pe, false);
 }
 
-// ---- strided gets as messages -------------------------------------------------------------------
-// A get in flight: where its replies go. Registered under an id until the get ends (done or
-// abandoned: a timeout that throws), so a reply that comes later finds nothing and writes nothing.
-namespace {
-struct strided_get {
-    char *dest;
-    std::size_t dstep, bytes, per;  // blocks per request: request i's at dest + i * per * dstep
-    std::atomic<std::size_t> left;  // requests not yet answered
-};
-std::mutex g_gets_lock;
-std::unordered_map<std::uint64_t, strided_get *> g_gets;
-std::uint64_t g_gets_next = 1;
-constexpr unsigned gets_chunk_bits = 24;  // cookie: id << 24 | request index
-} // namespace
-
-void pack_gather_reply(const transport::gather_header &h, const void *data, std::size_t n, void *out) {
-    // Addresses computed by a peer of this job from our own bases: one outside them is our bug.
-    seg_id s;
-    std::size_t off;
-    if (h.elem == 0) {  // a get batch (put_pack.cpp): the gets listed in the request, in order
-        char *o = static_cast<char *>(out);
-        const bool ok = util::put_pack::for_each_get(
-            data, n, std::size_t(h.src_stride),
-            [&s, &off](std::uint64_t a, std::size_t len) {
-                if (locate(reinterpret_cast<const void *>(a), len, s, off)) return true;
-                fatal("get batch", "internal error: a batched get of [%#" PRIx64 ", +%zu) lies outside this PE's "
-                                   "symmetric segments", a, len);
-            },
-            [&o](std::uint64_t a, std::size_t len, util::put_pack::fetch_kind k, std::uint64_t v, std::uint64_t cmp) {
-                if (k == util::put_pack::fetch_kind::get) {
-                    std::memcpy(o, reinterpret_cast<const void *>(a), len);
-                } else if (len == 8) {  // (for_each_get checked the word: 4 or 8 bytes, aligned)
-                    const std::uint64_t old = amo_direct<std::uint64_t>(amo_of(k), reinterpret_cast<std::uint64_t *>(a), v, cmp);
-                    std::memcpy(o, &old, 8);
-                } else {
-                    const std::uint32_t old = amo_direct<std::uint32_t>(amo_of(k), reinterpret_cast<std::uint32_t *>(a),
-                                                                         std::uint32_t(v), std::uint32_t(cmp));
-                    std::memcpy(o, &old, 4);
-                }
-                o += len;
-            });
-        if (USHMEM_UNLIKELY(!ok))
-            fatal("get batch", "internal error: a malformed get batch request (%zu bytes, reply of %" PRIu64 ")", n,
-                  h.src_stride);
-        return;
-    }
-    const std::size_t span = h.count ? (std::size_t(h.count) - 1) * h.src_stride + h.elem : 0;
-    if (USHMEM_UNLIKELY(span && !locate(reinterpret_cast<const void *>(h.src_addr), span, s, off)))
-        fatal("strided get", "internal error: a strided get of [%#" PRIx64 ", +%zu) lies outside this PE's symmetric "
-                             "segments", h.src_addr, span);
-    util::copy_strided(out, h.elem, reinterpret_cast<const void *>(h.src_addr), h.src_stride, h.elem, h.count);
-}
-
-void on_gather_reply(std::uint64_t cookie, const void *data, std::size_t n) {
-    if (cookie & get_batch_bit) return on_get_batch_reply(cookie, data, n);
-    std::lock_guard<std::mutex> g(g_gets_lock);
-    auto it = g_gets.find(cookie >> gets_chunk_bits);
-    if (it == g_gets.end()) return;  // abandoned
-    strided_get &r = *it->second;
-    char *d = r.dest + std::size_t(cookie & ((1u << gets_chunk_bits) - 1)) * r.per * r.dstep;
-    util::copy_strided(d, r.dstep, data, r.bytes, r.bytes, n / r.bytes);
-    r.left.fetch_sub(1, std::memory_order_release);
-}
-
-namespace {
-// Sends `requests` gather requests to `pe` (header(i); the cookies are set here) and returns once
-// every reply is in `rec`. `what` names the operation in messages.
-template <class Header>
-void gather_wait(const char *routine, context &c, peer &p, int pe, strided_get &rec, std::size_t requests,
-                 Header header, const char *what) {
-    settle_pack(routine, c, pe);  // the puts packed before it go first
-    const transport::ep_h ep = message_ep(routine, c, p, pe);  // before worker_of: it may create the context's worker
-    rec.left.store(requests, std::memory_order_relaxed);
-    std::uint64_t id;
-    {
-        std::lock_guard<std::mutex> g(g_gets_lock);
-        id = g_gets_next++;
-        g_gets.emplace(id, &rec);
-    }
-    struct unregister {
-        std::uint64_t id;
-        ~unregister() {
-            std::lock_guard<std::mutex> g(g_gets_lock);
-            g_gets.erase(id);
-        }
-    } guard{id};
-    for (std::size_t i = 0; i < requests; ++i) {
-        transport::gather_header h = header(i);
-        h.cookie = id << gets_chunk_bits | i;
-        if (const char *err = transport::gather_nbx(worker_of(c), ep, h))
-            fatal(routine, "%s from PE %d failed: %s", what, pe, err);
-    }
-    // The reply comes to the worker that asked: a context's own worker is driven here (wait_for
-    // drives the main one). The timeout's text is built only if it fires.
-    const transport::worker_h own = c.own_worker ? worker_of(c) : nullptr;
-    const transport::own_wait_scope sleeps_watch(own);
-    struct about {
-        int pe;
-        const char *what;
-    } const a{pe, what};
-    wait_for(
-        routine, what,
-        [&rec, own] {
-            if (own) transport::progress_worker(own);
-            return rec.left.load(std::memory_order_acquire) == 0;
-        },
-        false, on_other_node(pe),
-        [](const void *arg, char *buf, std::size_t len) {
-            const auto *x = static_cast<const about *>(arg);
-            std::snprintf(buf, len, "the reply to %s; no answer yet from PE %d%s", x->what, x->pe, no_answer_hint());
-        },
-        &a);
-}
-
-// The blocks through messages where the peer's RMA is emulated (runtime.hpp); false: not there.
-bool get_strided_messages(const char *routine, context &c, char *d, seg_id ss, std::size_t soff, std::size_t dstep,
-                          std::size_t sstep, std::size_t bytes, std::size_t nblocks, int pe) {
-    peer &p = target(routine, pe, ss);
-    if (p.how[ss] != route::ucx || !p.msg_signals) return false;
-    // Behind this context's earlier puts to that PE (a get sees them): completed first.
-    if (__atomic_load_n(&c.pending[std::size_t(pe)], __ATOMIC_RELAXED)) pe_quiet(routine, c, pe);
-    strided_get rec{d, dstep, bytes, signal_message_max / bytes, {0}};
-    const std::size_t requests = (nblocks + rec.per - 1) / rec.per;
-    const std::uint64_t from = p.rbase[ss] + soff;
-    gather_wait(
-        routine, c, p, pe, rec, requests,
-        [&](std::size_t i) {
-            const std::size_t k = std::min(rec.per, nblocks - i * rec.per);
-            return transport::gather_header{from + i * rec.per * sstep, sstep, 0, std::uint32_t(bytes), std::uint32_t(k)};
-        },
-        "a strided get");
-    return true;
-}
-} // namespace
 
 void get_strided(const char *routine, context &c, void *dest, const void *src, std::ptrdiff_t dst,
                  std::ptrdiff_t sst, std::size_t bsize, std::size_t nblocks, std::size_t elem, int pe) {

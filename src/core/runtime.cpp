@@ -1,4 +1,6 @@
-// Runtime lifecycle: init, finalize, peer resolution, barrier and waiting.
+// The lifecycle (runtime.hpp): init and finalize, which call down into every part of core (nothing
+// calls up into this file), the world barrier's entry, the direct pointer, the progress thread's
+// start and stop, and the exit and fork paths.
 #include "core/rma.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
@@ -235,16 +237,9 @@ int init(const char *routine, const void *comm, int requested) {
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
     transport::allow_lazy_acks(rt.progress_thread);  // (ack_lazy: who sends them when the PE computes)
-    transport::set_signal_handler(on_signal_message);
-    transport::set_bulk_checker([](std::uint64_t addr, std::size_t n) {
-        seg_id s;
-        std::size_t off;
-        return locate(reinterpret_cast<void *>(addr), n ? n : 1, s, off);
-    });
     rt.peers.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
     rt.peers.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-    transport::set_ack_handler(on_ack, std::uint32_t(rt.me), std::uint32_t(rt.npes));
-    transport::set_gather_handlers(pack_gather_reply, on_gather_reply);
+    install_message_handlers();  // signals, acknowledgements, gathers (core/messages.hpp)
     rpc_init();  // remote procedure calls' handlers, before the worker (core/rpc.hpp)
     // Faults that ushmem's own tests inject, to check that the library notices them.
     if (rt.cfg.test_fault == "short_get_replies") transport::inject_short_batch_replies();
