@@ -69,7 +69,7 @@ void *issue(const char *routine, transport::worker_h w, peer &p, int pe, seg_id 
 
 // Waits for a fetching operation's reply. The target may have to run UCX progress for it (software
 // emulation over tcp), and PEs often outnumber cores: spin briefly, then yield (wait_for), rather
-// than spin on the worker like transport::wait.
+// than spin on the worker like transport::wait_and_free.
 void wait_reply(const char *routine, int pe, void *r, transport::worker_h w) {
     const bool own = w != transport::worker();  // a context's own worker: drive it too
     const transport::own_wait_scope sleeps_watch(w);

@@ -65,7 +65,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         // this worker: a put on a new private context followed by a wait for the target's answer
         // hung (mpi_tests/put_pack.c order, private context). One round trip per context and PE.
         std::uint64_t scratch = 0;
-        void *r = transport::get(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], nullptr);
+        void *r = transport::issue_get(c.lanes->worker, q.ep, &scratch, sizeof scratch, q.rbase[s], q.rkey[s], nullptr);
         if (transport::is_error(r)) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe,
                                      transport::status_string(transport::error_of(r)));
         if (r) {

@@ -53,7 +53,7 @@ void put_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
         return;
     }
     peer &p = ucx_peer(routine, c, shared, pe, s);
-    void *r = transport::put(worker_of(c), p.ep, src, n, p.rbase[s] + off, p.rkey[s], nbi);
+    void *r = transport::issue_put(worker_of(c), p.ep, src, n, p.rbase[s] + off, p.rkey[s], nbi);
     c.note_pending(pe);
     if (USHMEM_LIKELY(r == nullptr)) return;
     if (transport::is_error(r)) fail_op(routine, "put", pe, transport::error_of(r));
@@ -81,7 +81,7 @@ void get_ucx(const char *routine, context &c, peer &shared, int pe, seg_id s, st
         if ((bits & pend_acks) && !shared.msg_puts) pe_quiet(routine, c, pe);
         else transport::worker_fence(worker_of(c));
     }
-    void *r = transport::get(worker_of(c), p.ep, dst, n, p.rbase[s] + off, p.rkey[s], nbi ? &c.reply_done(pe) : nullptr);
+    void *r = transport::issue_get(worker_of(c), p.ep, dst, n, p.rbase[s] + off, p.rkey[s], nbi ? &c.reply_done(pe) : nullptr);
     if (nbi) {
         c.note_pending(pe);
         if (!transport::is_error(r)) count_reply(c, pe, r);

@@ -108,7 +108,7 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grac
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
         ep = nullptr;
     }
-    for (void *r : reqs) wait(r, w);
+    for (void *r : reqs) wait_and_free(r, w);
 }
 
 } // namespace ushmem::transport

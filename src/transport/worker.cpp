@@ -96,7 +96,7 @@ ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns) {
     return st;
 }
 
-ucs_status_t wait(void *request, ucp_worker_h w) {
+ucs_status_t wait_and_free(void *request, ucp_worker_h w) {
     const ucs_status_t st = drive_request(request, w, 0);
     request_free(w, request);
     return st;

@@ -112,10 +112,10 @@ inline const char *add_nbi(ucp_ep_h ep, std::uint64_t raddr, ucp_rkey_h rkey, st
 // Completion of a counted non-blocking get or fetching atomic: adds 1 to `done_counter` (a
 // context's reply_done of its PE), then as nbi_completion.
 void counted_completion(void *request, ucs_status_t status, void *done_counter);
-// A put. `nbi`: the request frees itself (completion through flush, errors through
+// Issues a put (named apart from core::put, the OpenSHMEM put, which picks the route). `nbi`: the request frees itself (completion through flush, errors through
 // take_async_error); else the caller waits for the request it returns (local completion).
-inline void *put(ucp_worker_h w, ucp_ep_h ep, const void *src, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
-                 bool nbi) {
+inline void *issue_put(ucp_worker_h w, ucp_ep_h ep, const void *src, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
+                       bool nbi) {
     ucp_request_param_t prm;
     if (nbi) {
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
@@ -125,10 +125,10 @@ inline void *put(ucp_worker_h w, ucp_ep_h ep, const void *src, std::size_t n, st
     }
     return put_nbx(w, ep, src, n, raddr, rkey, &prm);
 }
-// A get. `done`: non-null for a counted non-blocking one (counted_completion adds to it); null:
+// Issues a get (named apart from core::get). `done`: non-null for a counted non-blocking one (counted_completion adds to it); null:
 // the caller waits for the request it returns.
-inline void *get(ucp_worker_h w, ucp_ep_h ep, void *dst, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
-                 std::atomic<std::uint64_t> *done) {
+inline void *issue_get(ucp_worker_h w, ucp_ep_h ep, void *dst, std::size_t n, std::uint64_t raddr, ucp_rkey_h rkey,
+                       std::atomic<std::uint64_t> *done) {
     ucp_request_param_t prm;
     if (done) {
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -205,8 +205,7 @@ inline void request_free(ucp_worker_h w, void *request) {
 // Wait for a request returned by a *_nbx call (not NULL, not an error), then free it. For the
 // transport's own housekeeping (closing endpoints); the core's waits go through core::await_requests,
 // which bounds them (USHMEM_WAIT_TIMEOUT) and says what they wait for.
-ucs_status_t wait(void *request, ucp_worker_h w);
-inline ucs_status_t wait(void *request) { return wait(request, worker()); }
+ucs_status_t wait_and_free(void *request, ucp_worker_h w);
 // Orders the worker's later operations after its earlier ones (ucp_worker_fence). Named apart
 // from core::fence, the OpenSHMEM fence, which settles packs and direct stores too.
 inline void worker_fence(ucp_worker_h w) {
