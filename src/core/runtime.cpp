@@ -276,6 +276,7 @@ int init(const char *routine, const void *comm, int requested) {
     // unless asked for; and never where UCX would not keep them in order.
     rt.bulk_min =
         !transport::bulk_ordered() || (g_wait.oversubscribed && !std::getenv("USHMEM_BULK_MIN")) ? 0 : rt.cfg.bulk_min;
+    coll_init(routine);  // the collectives' settings and context (their team slots: team_init)
     team_init(routine);  // the team slots follow, at the same offset on every PE
     // The entry word (coll/frame.cpp) now names the last of team_init's own collectives, on
     // another team than the program's first: "none since shmem_init" instead, so that a PE late
@@ -396,6 +397,7 @@ void finalize(const char *routine) {
     transport::mute_peer_failures();
     quiet(routine, rt.default_ctx);
     for (context *c : owners) release_lanes(*c);
+    coll_finalize();
     team_finalize();
     if (g_progress.joinable()) {
         g_progress_stop = true;

@@ -1,14 +1,10 @@
-// Teams: the slot pool, the predefined teams, splits and destroy. See team.hpp for the model.
+// Teams: the slot pool, the predefined teams, their set-up at init and destroy; the pool's side of
+// a split (team_split.cpp runs the split, a collective). See team.hpp for the model.
 #include "core/team.hpp"
-#include "bootstrap/bootstrap.hpp"
 
 #include "core/env.hpp"
 #include "core/log.hpp"
-#include "core/ordering.hpp"
 #include "core/peers.hpp"
-#include "core/team_check.hpp"
-
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,7 +15,6 @@ namespace ushmem::core {
 
 team team_world;
 team team_shared;
-coll_settings coll_cfg;
 
 namespace {
 constexpr std::size_t line = 64;
@@ -64,14 +59,7 @@ struct pool_state {
     std::mutex lock;                  // used, live
     std::vector<team *> live;         // split teams not destroyed yet (invalidated at finalize)
     std::atomic<bool> token{false};   // held by the split that offers this PE's free slots
-    bool oversub = false;
 } g;
-
-void and_u64(void *acc, const void *x, std::size_t n) {
-    auto *a = static_cast<std::uint64_t *>(acc);
-    auto *b = static_cast<const std::uint64_t *>(x);
-    for (std::size_t i = 0; i < n; ++i) a[i] &= b[i];
-}
 
 void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.slot = slot;
@@ -114,66 +102,6 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.scratch_used = false;
 }
 
-// Agree with the other PEs of `parent` on `k` slots free on all of them (collective over parent);
-// this PE keeps (marks used) slot i when keep[i]. Returns false on every parent PE when there are
-// not k such slots.
-//
-// Splits of different parents may run at once in different threads. Only the split holding this
-// PE's token offers its free slots; another one offers none (and says so in the contention
-// word), which makes the AND empty on every PE of its parent, and they all try again. A slot is
-// marked used before the token is given back, so two splits never take the same slot here.
-bool agree_slots(const char *routine, team &parent, int k, int *slots, const bool *keep) {
-    const std::size_t w = g.l.mask_words;
-    std::uint64_t *src = parent.args, *res = parent.args + w;
-    const reduce_op op{8, and_u64};
-    for (unsigned attempt = 0;; ++attempt) {
-        bool mine = !g.token.exchange(true, std::memory_order_acquire);
-        if (mine) {
-            std::lock_guard<std::mutex> lk(g.lock);
-            for (std::size_t i = 0; i + 1 < w; ++i) src[i] = ~g.used[i];
-            if (g.l.nslots % 64) src[w - 2] &= (std::uint64_t(1) << (g.l.nslots % 64)) - 1;
-            src[w - 1] = ~std::uint64_t(0);  // not contended
-        } else {
-            std::fill(src, src + w, std::uint64_t(0));
-        }
-        reduce(routine, parent, res, src, w, op);
-        bool contended = res[w - 1] == 0;
-        int got = 0;
-        for (int i = 0; i < g.l.nslots && got < k; ++i)
-            if ((res[std::size_t(i) / 64] >> (i % 64)) & 1) slots[got++] = i;
-        if (got == k) {  // every PE offered its slots: this split holds every token
-            {
-                std::lock_guard<std::mutex> lk(g.lock);
-                for (int i = 0; i < k; ++i)
-                    if (keep[i]) g.used[std::size_t(slots[i]) / 64] |= std::uint64_t(1) << (slots[i] % 64);
-            }
-            g.token.store(false, std::memory_order_release);
-            return true;
-        }
-        if (mine) g.token.store(false, std::memory_order_release);
-        if (!contended) {
-            error_if(parent.me == 0, routine,
-                     "cannot create the team%s: fewer than %d of the %d team slots (USHMEM_MAX_TEAMS, "
-                     "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included) are free on every PE of the "
-                     "parent team; destroy teams that are no longer needed with shmem_team_destroy, "
-                     "or raise USHMEM_MAX_TEAMS; returning nonzero and SHMEM_TEAM_INVALID",
-                     k > 1 ? "s" : "", k, g.l.nslots);
-            return false;
-        }
-        for (unsigned i = 0; i < (1u << std::min(attempt, 10u)); ++i) sched_yield();
-    }
-}
-
-algo parse_algo(const char *routine, const char *var, const std::string &v,
-                std::initializer_list<std::pair<const char *, algo>> choices) {
-    std::string list;
-    for (auto &c : choices) {
-        if (v == c.first) return c.second;
-        list += list.empty() ? "" : ", ";
-        list += c.first;
-    }
-    fatal(routine, "malformed value %s='%s': expected one of %s", var, v.c_str(), list.c_str());
-}
 } // namespace
 
 int team::rank_of(int world) const {
@@ -189,7 +117,6 @@ int team::rank_of(int world) const {
 }
 
 std::uint64_t *slot_seen(int slot) { return g.seen.data() + std::size_t(slot) * ctr::count; }
-bool oversubscribed() { return g.oversub; }
 
 std::size_t team_pool_bytes(const settings &cfg) {
     pool_layout l = layout_of(cfg);
@@ -200,24 +127,6 @@ std::size_t team_pool_bytes(const settings &cfg) {
 }
 
 void team_init(const char *routine) {
-    coll_cfg.barrier = parse_algo(routine, "USHMEM_BARRIER_ALGO", rt.cfg.barrier_algo,
-                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"central", algo::central},
-                                   {"dissemination", algo::dissemination}});
-    coll_cfg.bcast = parse_algo(routine, "USHMEM_BCAST_ALGO", rt.cfg.bcast_algo,
-                                {{"auto", algo::automatic}, {"flat", algo::flat},
-                                 {"binomial", algo::binomial}, {"tree", algo::tree},
-                                 {"pull", algo::pull}, {"eager", algo::eager}, {"chain", algo::chain},
-                                 {"central", algo::central}});
-    coll_cfg.reduce = parse_algo(routine, "USHMEM_REDUCE_ALGO", rt.cfg.reduce_algo,
-                                 {{"auto", algo::automatic}, {"gather", algo::gather},
-                                  {"scatter", algo::scatter}, {"rd", algo::rd}, {"central", algo::central}, {"rsag", algo::rsag}});
-    coll_cfg.collect = parse_algo(routine, "USHMEM_COLLECT_ALGO", rt.cfg.collect_algo,
-                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"ring", algo::ring},
-                                   {"central", algo::central}, {"node", algo::node}});
-    coll_cfg.scan = parse_algo(routine, "USHMEM_SCAN_ALGO", rt.cfg.scan_algo,
-                               {{"auto", algo::automatic}, {"gather", algo::gather},
-                                {"read", algo::read}, {"hs", algo::hs}});
-
     g.l = layout_of(rt.cfg);
     std::size_t bytes = std::size_t(g.l.nslots) * g.l.slot_bytes + g.l.world_scratch;
     auto off = rt.heap.allocate(bytes, 4096);
@@ -231,22 +140,12 @@ void team_init(const char *routine) {
     g.used[0] = 3;  // SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED
     g.seen.assign(std::size_t(g.l.nslots) * ctr::count, 0);
     g.token.store(false);
-    coll_context().reset(rt.npes, rt.thread_level == 3 /* SHMEM_THREAD_MULTIPLE */ || rt.progress_thread);
 
-    int local = 0;
     std::vector<int> world(std::size_t(rt.npes)), shared;
     for (int pe = 0; pe < rt.npes; ++pe) {
         world[std::size_t(pe)] = pe;
-        if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) {
-            shared.push_back(pe);
-            ++local;
-        }
+        if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) shared.push_back(pe);
     }
-    // The same answer on every PE (a collective over the bootstrap): it picks the sync pattern, and
-    // members that picked flat and central syncs would wait for each other forever. Nodes may
-    // differ (a job across hosts of different sizes): then any node with more PEs than CPUs decides.
-    coll_reset_choices();
-    g.oversub = bootstrap::max_u64(rt.node_cpus > 0 && local > rt.node_cpus ? 1 : 0) != 0;
     setup(team_world, 0, std::move(world), 0);
     team_world.predefined = true;
     setup(team_shared, 1, std::move(shared), 0);
@@ -254,8 +153,6 @@ void team_init(const char *routine) {
 }
 
 void team_finalize() {
-    quiet("shmem_finalize", coll_context());
-    coll_context().reset(0, false);
     {
         // Teams the program did not destroy: their handles now report a destroyed team.
         std::lock_guard<std::mutex> lk(g.lock);
@@ -277,71 +174,40 @@ void team_finalize() {
     g.seen.clear();
 }
 
-int team_split_strided(const char *routine, team &parent, int start, int stride, int size,
-                       int num_contexts, team **out) {
-    *out = nullptr;
-    if (rt.cfg.debug) check_split_args(routine, parent, split_kind::strided, start, stride, size);
-    // Every parent PE passes the same triplet, so every one takes the same branch here (and keeps
-    // the reason as its last error; PE 0 of the parent prints it).
-    const std::string bad = split_triplet_problem(parent.n, start, stride, size);
-    if (!bad.empty()) {
-        error_if(parent.me == 0, routine,
-                 "invalid PE triplet (start %d, stride %d, size %d) for a parent team of %d PEs: %s; "
-                 "start and start + stride * (size - 1) must be PE numbers of the parent team (0 to "
-                 "%d), size positive, and stride 0 only with size 1; returning nonzero and "
-                 "SHMEM_TEAM_INVALID",
-                 start, stride, size, parent.n, bad.c_str(), parent.n - 1);
-        return 1;
-    }
-    std::vector<int> m(static_cast<std::size_t>(size));
-    bool member = false;
-    for (int i = 0; i < size; ++i) {
-        int pr = start + stride * i;
-        m[std::size_t(i)] = parent.world_pe(pr);
-        if (pr == parent.me) member = true;
-    }
-    int slot;
-    if (!agree_slots(routine, parent, 1, &slot, &member)) return 1;
-    if (!member) return 0;
-    team *t = new team;
-    setup(*t, slot, std::move(m), num_contexts);
-    {
+
+// ---- the slot pool's side of a split (team.hpp; team_split.cpp agrees on the slots) ------------
+
+std::size_t slot_mask_words() { return g.l.mask_words; }
+int slot_count() { return g.l.nslots; }
+
+bool offer_free_slots(std::uint64_t *src) {
+    const std::size_t w = g.l.mask_words;
+    const bool mine = !g.token.exchange(true, std::memory_order_acquire);
+    if (mine) {
         std::lock_guard<std::mutex> lk(g.lock);
-        g.live.push_back(t);
+        for (std::size_t i = 0; i + 1 < w; ++i) src[i] = ~g.used[i];
+        if (g.l.nslots % 64) src[w - 2] &= (std::uint64_t(1) << (g.l.nslots % 64)) - 1;
+        src[w - 1] = ~std::uint64_t(0);  // not contended
+    } else {
+        std::fill(src, src + w, std::uint64_t(0));
     }
-    *out = t;
-    return 0;
+    return mine;
 }
 
-int team_split_2d(const char *routine, team &parent, int xrange, int x_contexts, int y_contexts,
-                  team **xout, team **yout) {
-    *xout = *yout = nullptr;
-    if (rt.cfg.debug) check_split_args(routine, parent, split_kind::two_d, xrange);
-    if (xrange <= 0) {
-        error_if(parent.me == 0, routine, "xrange %d is invalid: it must be positive; returning nonzero and "
-                                          "SHMEM_TEAM_INVALID", xrange);
-        return 1;
-    }
-    const int N = parent.n;
-    if (xrange > N) xrange = N;
-    int slots[2];
-    const bool keep[2] = {true, true};
-    if (!agree_slots(routine, parent, 2, slots, keep)) return 1;
-    const int x = parent.me % xrange, y = parent.me / xrange;
-    std::vector<int> xm, ym;
-    for (int pr = y * xrange; pr < std::min(N, (y + 1) * xrange); ++pr) xm.push_back(parent.world_pe(pr));
-    for (int pr = x; pr < N; pr += xrange) ym.push_back(parent.world_pe(pr));
-    team *tx = new team, *ty = new team;
-    setup(*tx, slots[0], std::move(xm), x_contexts);
-    setup(*ty, slots[1], std::move(ym), y_contexts);
-    {
-        std::lock_guard<std::mutex> lk(g.lock);
-        g.live.push_back(tx);
-        g.live.push_back(ty);
-    }
-    *xout = tx;
-    *yout = ty;
-    return 0;
+void keep_slots(const int *slots, const bool *keep, int k) {
+    std::lock_guard<std::mutex> lk(g.lock);
+    for (int i = 0; i < k; ++i)
+        if (keep[i]) g.used[std::size_t(slots[i]) / 64] |= std::uint64_t(1) << (slots[i] % 64);
+}
+
+void release_slot_token() { g.token.store(false, std::memory_order_release); }
+
+team *new_team(int slot, std::vector<int> members, int num_contexts) {
+    team *t = new team;
+    setup(*t, slot, std::move(members), num_contexts);
+    std::lock_guard<std::mutex> lk(g.lock);
+    g.live.push_back(t);
+    return t;
 }
 
 void team_destroy(const char *routine, team *t) {

@@ -147,7 +147,7 @@ struct team {
     int rank_of(int world) const;  // -1 when not a member
 };
 
-// Algorithm overrides (USHMEM_*_ALGO), parsed at init.
+// Algorithm overrides (USHMEM_*_ALGO), parsed at init (coll_init; coll/select.cpp).
 enum class algo : std::uint8_t {
     automatic, flat, central, dissemination, binomial, tree, pull, gather, scatter, rd, ring, read, hs, eager, rsag, chain, node
 };
@@ -161,7 +161,7 @@ extern coll_settings coll_cfg;
 extern team team_world;
 extern team team_shared;
 
-// ---- pool and lifecycle (team.cpp) ----------------------------------------------------------
+// ---- pool and lifecycle (team.cpp; the splits: team_split.cpp) ----------------------------------------------------------
 std::size_t team_pool_bytes(const settings &cfg);  // symmetric bytes the pool adds to the heap
 void team_init(const char *routine);                // allocate the pool, set up the predefined teams
 void team_finalize();
@@ -174,6 +174,19 @@ int team_split_strided(const char *routine, team &parent, int start, int stride,
 int team_split_2d(const char *routine, team &parent, int xrange, int x_contexts, int y_contexts,
                   team **xout, team **yout);
 void team_destroy(const char *routine, team *t);
+
+// The slot pool's side of a split (team.cpp; team_split.cpp calls them). A split that holds this
+// PE's token offers its free slots (the others offer none, so that the AND over the parent is
+// empty and they try again); a slot is kept (marked used) before the token is given back.
+std::size_t slot_mask_words();  // words of a slot mask: one bit per slot, and the contention word
+int slot_count();               // USHMEM_MAX_TEAMS
+// Takes the token if free: the free slots in src (slot_mask_words words, the last all ones: not
+// contended) and true; otherwise zeros and false.
+bool offer_free_slots(std::uint64_t *src);
+void keep_slots(const int *slots, const bool *keep, int k);  // slots[i] marked used where keep[i]
+void release_slot_token();
+// A new team in `slot` with these members (world PE numbers), listed live until destroyed.
+team *new_team(int slot, std::vector<int> members, int num_contexts);
 
 // ---- collectives (coll/) -----------------------------------------------------------------
 // acc[i] = acc[i] OP x[i] for i < n elements; elem is the element size in bytes.
@@ -218,13 +231,19 @@ void reduce_as(const char *routine, active_set as, void *dest, const void *src, 
                reduce_op op, void *pwrk, std::size_t pwrk_bytes, long *psync);
 
 // ---- shared between team.cpp and coll/ --------------------------------------------------
-std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory)
-void coll_reset_choices();            // forget the collectives' cached choices (init)
-bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE)
+std::uint64_t *slot_seen(int slot);   // the consumed-signal counts of a slot (local memory; team.cpp)
+bool oversubscribed();                // some node has more PEs than CPUs (the same on every PE; coll/select.cpp)
+
+// ---- the collectives' lifecycle (coll/entry.cpp; init calls it before team_init, finalize before
+// team_finalize) -------------------------------------------------------------------------------
+// The USHMEM_*_ALGO overrides parsed (coll_cfg), cached choices forgotten, oversubscribed()
+// agreed on (a collective over the bootstrap); the collectives' context set up.
+void coll_init(const char *routine);
+void coll_select_init(const char *routine);  // (coll/select.cpp: coll_init's part of it)
+// The collectives' context completed and released.
+void coll_finalize();
 
 // The world barrier behind shmem_barrier_all / shmem_sync_all and the memory routines.
 void world_sync(const char *routine);
-// The context the collectives' own transfers are issued on (completion is by their signals).
-context &coll_context();
 
 } // namespace ushmem::core

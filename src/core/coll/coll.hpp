@@ -197,7 +197,7 @@ inline char *gather_region(frame &f) { return f.gbuf + std::size_t(f.t->gather_e
 // The half that the last gather_region() call returned.
 inline char *last_gather_region(frame &f) { return f.gbuf + std::size_t((f.t->gather_epoch - 1) & 1) * f.gbytes; }
 char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false);
-bool gather_fits(const frame &f, std::size_t bytes);
+bool gather_fits(const frame &f, std::size_t bytes);  // (select.cpp)
 // The central exchange (nodes with more PEs than CPUs): every member puts `bytes` of `mine` into
 // rank 0's gather region, at r * bytes (its from(r) signal); returns the region on rank 0, once
 // every contribution is in, null elsewhere. Rank 0 then answers each member with one put_signal
@@ -282,7 +282,25 @@ void scan_impl(frame &f, void *dest, const void *src, std::size_t nelems, reduce
 
 // ---- teams across nodes (node.cpp): a leader per node on the network ---------------------------
 
-bool node_aware(frame &f);  // a team whose members span nodes, some sharing one
+bool node_aware(frame &f);  // a team whose members span nodes, some sharing one (learns t.nodes)
+// The node-aware algorithms' view of a call (node.cpp and alltoall.cpp; after node_aware):
+// One call's view: node k's ranks, the leader of every node.
+struct nodes_view {
+    const team &t;
+    int mine;  // this member's node
+    int count() const { return t.nodes; }
+    const int *begin(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k)]; }
+    const int *end(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k) + 1]; }
+    int first(int k) const { return *begin(k); }
+};
+
+inline nodes_view view(frame &f) { return nodes_view{*f.t, f.t->node_index[std::size_t(f.me)]}; }
+
+// The leader of node k: `root` on the root's node (a broadcast), else the node's lowest rank.
+inline int leader_of(const nodes_view &v, int k, int root) {
+    if (root >= 0 && v.t.node_index[std::size_t(root)] == k) return root;
+    return v.first(k);
+}
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
@@ -302,7 +320,7 @@ struct a2a_dest {
 void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *region, int id);
 // Waits for the column from rank `from`, then unpacks it from `region` when strided.
 void a2a_receive(frame &f, int from, const a2a_dest &d, const char *region);
-void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes);
+void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes);  // (alltoall.cpp)
 // off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
                   const std::size_t *len = nullptr);

@@ -12,7 +12,15 @@ namespace ushmem::core {
 
 using namespace coll;
 
-context &coll_context() { return coll::g_cctx; }
+void coll_init(const char *routine) {
+    coll_select_init(routine);
+    coll::g_cctx.reset(rt.npes, rt.thread_level == thread_multiple || rt.progress_thread);
+}
+
+void coll_finalize() {
+    quiet("shmem_finalize", coll::g_cctx);
+    coll::g_cctx.reset(0, false);
+}
 
 // ---- team entry points ------------------------------------------------------------------------
 

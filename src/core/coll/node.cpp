@@ -37,24 +37,6 @@ void learn_nodes(team &t) {
     t.nodes = int(nodes);
 }
 
-// One call's view: node k's ranks, the leader of every node.
-struct nodes_view {
-    const team &t;
-    int mine;  // this member's node
-    int count() const { return t.nodes; }
-    const int *begin(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k)]; }
-    const int *end(int k) const { return t.node_ranks.data() + t.node_first[std::size_t(k) + 1]; }
-    int first(int k) const { return *begin(k); }
-};
-
-nodes_view view(frame &f) { return nodes_view{*f.t, f.t->node_index[std::size_t(f.me)]}; }
-
-// The leader of node k: `root` on the root's node (a broadcast), else the node's lowest rank.
-int leader_of(const nodes_view &v, int k, int root) {
-    if (root >= 0 && v.t.node_index[std::size_t(root)] == k) return root;
-    return v.first(k);
-}
-
 } // namespace
 
 bool node_aware(frame &f) {
@@ -192,66 +174,6 @@ void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, cons
     const std::size_t all = at(f.n - 1) + size(f.n - 1);
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) put_signal(f, *r, dest, dest, all, ctr::from(f.me));
-}
-
-// alltoall: every member's whole source (its row of n blocks) to its node's leader; each leader
-// sends every other leader, in one message, the blocks its node's members address to that
-// leader's node; each leader then hands each of its members that member's column. Each block
-// crosses the network once; between two hosts of two PEs, 2 network messages where the flat
-// exchange sends 8 and the central one 4 (6 of them to or from rank 0).
-// The leader's gather region of this call's parity, indexed by node position (the order of
-// node_ranks, in which a node's members are consecutive whatever their ranks): the row of the
-// member at position p at p * row; node k's region (its members' positions) on another node K's
-// leader holds, instead, node k's blocks for K: i-th member of k to j-th member of K at
-// (i * |K| + j) * bytes (|K| blocks per member of k: they fit in its row).
-// A strided dest (alltoalls): the columns go packed, through each member's own region (a2a_dest).
-void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes) {
-    const nodes_view v = view(f);
-    const team &t = *f.t;
-    const std::size_t n = std::size_t(f.n), row = n * bytes;
-    const int leader = leader_of(v, v.mine, -1);
-    char *buf = gather_region(f);
-    auto first_pos = [&](int k) { return std::size_t(t.node_first[std::size_t(k)]); };
-    auto members = [&](int k) { return std::size_t(v.end(k) - v.begin(k)); };
-    const std::size_t mine_first = first_pos(v.mine), mine_n = members(v.mine);
-    if (f.me != leader) {
-        const std::size_t p = mine_first + std::size_t(std::find(v.begin(v.mine), v.end(v.mine), f.me) - v.begin(v.mine));
-        put_signal(f, leader, buf + p * row, src, row, ctr::from(f.me));
-        return a2a_receive(f, leader, d, buf);  // the column came with the signal
-    }
-    // The leader is its node's lowest rank, hence its first position.
-    std::memcpy(buf + mine_first * row, src, row);
-    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
-        if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
-    std::vector<char> tmp(mine_n * row);  // a node's packed blocks for another (mine_n x |k| blocks), then a column
-    for (int k = 0; k < v.count(); ++k) {
-        if (k == v.mine) continue;
-        const std::size_t kn = members(k);
-        char *at = tmp.data();
-        for (std::size_t i = 0; i < mine_n; ++i)
-            for (const int *r = v.begin(k); r != v.end(k); ++r, at += bytes)
-                std::memcpy(at, buf + (mine_first + i) * row + std::size_t(*r) * bytes, bytes);
-        // Into the same region of the other leader's buffer as ours: positions of this node.
-        put_signal(f, leader_of(v, k, -1), buf + mine_first * row, tmp.data(), mine_n * kn * bytes, ctr::from(f.me));
-    }
-    for (int k = 0; k < v.count(); ++k)
-        if (k != v.mine) wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);
-    // Each member's column: from this node's rows, and from every other node's packed blocks.
-    char *col = tmp.data();
-    for (std::size_t j = 0; j < mine_n; ++j) {
-        const int to = v.begin(v.mine)[j];
-        for (int k = 0; k < v.count(); ++k) {
-            const std::size_t kn = members(k);
-            for (std::size_t i = 0; i < kn; ++i) {
-                const std::size_t from = std::size_t(v.begin(k)[i]);
-                const char *blk = k == v.mine ? buf + (mine_first + i) * row + std::size_t(to) * bytes
-                                              : buf + first_pos(k) * row + (i * mine_n + j) * bytes;
-                std::memcpy(col + from * bytes, blk, bytes);
-            }
-        }
-        if (to == f.me) d.unpack(col);
-        else a2a_deliver(f, to, d, col, buf, ctr::from(f.me));
-    }
 }
 
 } // namespace ushmem::core::coll

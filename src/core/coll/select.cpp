@@ -4,10 +4,22 @@
 // and the USHMEM_*_ALGO overrides (an override the group cannot run falls through to the
 // automatic rows). docs/collectives.md, "Algorithms and selection", is this table in prose.
 #include "core/coll/coll.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "core/log.hpp"
 
 #include <atomic>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 namespace ushmem::core::coll {
+
+// Whether a gather of `bytes` from every member fits the frame's gather region (a condition of the
+// rows below, and of collect.cpp's offsets exchange).
+bool gather_fits(const frame &f, std::size_t bytes) {
+    return !f.legacy() && f.n <= ctr::max_from && f.n <= rt.cfg.coll_flat_max &&
+           bytes * std::size_t(f.n) <= f.gbytes;
+}
 
 bool shape::direct() {
     if (direct_ < 0) direct_ = all_direct(f, a, b) ? 1 : 0;
@@ -235,7 +247,52 @@ plan select_sync(frame &f) {
 } // namespace ushmem::core::coll
 
 namespace ushmem::core {
-void coll_reset_choices() {  // at init: the settings and node facts may have changed
+
+coll_settings coll_cfg;
+
+namespace {
+bool g_oversub = false;  // oversubscribed(): set by coll_select_init
+
+algo parse_algo(const char *routine, const char *var, const std::string &v,
+                std::initializer_list<std::pair<const char *, algo>> choices) {
+    std::string list;
+    for (auto &c : choices) {
+        if (v == c.first) return c.second;
+        list += list.empty() ? "" : ", ";
+        list += c.first;
+    }
+    fatal(routine, "malformed value %s='%s': expected one of %s", var, v.c_str(), list.c_str());
+}
+} // namespace
+
+bool oversubscribed() { return g_oversub; }
+
+void coll_select_init(const char *routine) {
+    coll_cfg.barrier = parse_algo(routine, "USHMEM_BARRIER_ALGO", rt.cfg.barrier_algo,
+                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"central", algo::central},
+                                   {"dissemination", algo::dissemination}});
+    coll_cfg.bcast = parse_algo(routine, "USHMEM_BCAST_ALGO", rt.cfg.bcast_algo,
+                                {{"auto", algo::automatic}, {"flat", algo::flat},
+                                 {"binomial", algo::binomial}, {"tree", algo::tree},
+                                 {"pull", algo::pull}, {"eager", algo::eager}, {"chain", algo::chain},
+                                 {"central", algo::central}});
+    coll_cfg.reduce = parse_algo(routine, "USHMEM_REDUCE_ALGO", rt.cfg.reduce_algo,
+                                 {{"auto", algo::automatic}, {"gather", algo::gather},
+                                  {"scatter", algo::scatter}, {"rd", algo::rd}, {"central", algo::central}, {"rsag", algo::rsag}});
+    coll_cfg.collect = parse_algo(routine, "USHMEM_COLLECT_ALGO", rt.cfg.collect_algo,
+                                  {{"auto", algo::automatic}, {"flat", algo::flat}, {"ring", algo::ring},
+                                   {"central", algo::central}, {"node", algo::node}});
+    coll_cfg.scan = parse_algo(routine, "USHMEM_SCAN_ALGO", rt.cfg.scan_algo,
+                               {{"auto", algo::automatic}, {"gather", algo::gather},
+                                {"read", algo::read}, {"hs", algo::hs}});
+    // The cached choices are forgotten: the settings and node facts may have changed.
     for (auto &c : coll::by_size) c.store(0, std::memory_order_relaxed);
+    // The same answer on every PE (a collective over the bootstrap): it picks the sync pattern, and
+    // members that picked flat and central syncs would wait for each other forever. Nodes may
+    // differ (a job across hosts of different sizes): then any node with more PEs than CPUs decides.
+    int local = 0;
+    for (int pe = 0; pe < rt.npes; ++pe)
+        if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
+    g_oversub = bootstrap::max_u64(rt.node_cpus > 0 && local > rt.node_cpus ? 1 : 0) != 0;
 }
 } // namespace ushmem::core

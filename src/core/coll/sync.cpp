@@ -80,10 +80,4 @@ char *gather_to_root(frame &f, const void *mine, std::size_t bytes) {
 
 void central_wait(frame &f) { wait_ctr(f, ctr::from(0), 1); }
 
-bool gather_fits(const frame &f, std::size_t bytes) {
-    return !f.legacy() && f.n <= ctr::max_from && f.n <= rt.cfg.coll_flat_max &&
-           bytes * std::size_t(f.n) <= f.gbytes;
-}
-
-
 } // namespace ushmem::core::coll
