@@ -73,8 +73,10 @@ private:
 void answer_progress_ask();
 // Every operation the core issues on a worker: `call` (the UCX call) under the worker's lock,
 // counted, then the thread's ask answered, once the lock is released (the answer progresses under
-// it). One load per operation; the ask comes at most once per look of the thread.
-template <class Call> void *issue_op(ucp_worker_h w, Call call) {
+// it). One load per operation; the ask comes at most once per look of the thread. Always inlined:
+// it is the data path's wrapper of every UCX call, and GCC's choice otherwise varies with the size
+// of the calling file (core/rma.cpp, once the message protocol left it, called it out of line).
+template <class Call> [[gnu::always_inline]] inline void *issue_op(ucp_worker_h w, Call call) {
     void *r;
     {
         issue d(w);
