@@ -292,7 +292,7 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
     if (n && route_of(p, ds) == route::unresolved) resolve(routine, pe, ds);
     if (p.how[ss] == route::ucx && p.msg_signals &&
         (n <= signal_message_max || (c.acked_msgs && p.msg_puts && bulk_size(n))) && (!n || p.how[ds] == route::ucx)) {
-        // Where the peer's atomics are emulated: data and signal in one message (runtime.hpp; a
+        // Where the peer's atomics are emulated: data and signal in one message (messages.hpp; a
         // bulk one from USHMEM_BULK_MIN on, whose signal is applied once its data is in), that of
         // the context's open pack to the PE if any (the signal's record last: applied after the
         // data and the packed puts, as a signal message after the pack would be).

@@ -1,5 +1,5 @@
 // What ushmem keeps per peer: the symmetric segments, the route to each (peer, segment), and the
-// main worker's per-PE table (peer_table), whose one instance is rt.peers (runtime.hpp). Types
+// main worker's per-PE table (peer_table), whose one instance is rt.peers (state.hpp). Types
 // only: the lookups that read rt (locate, target, ...) are in core/route.hpp.
 #pragma once
 

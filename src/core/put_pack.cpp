@@ -19,7 +19,7 @@
 // sends a pack that has been left alone for USHMEM_PUT_PACK_HOLD (send_held_packs), at its looks.
 // Each pack is used by one of the program's threads: below SHMEM_THREAD_MULTIPLE the program
 // calls the library from one thread at a time; at it, only private contexts pack. The progress
-// thread's sends exclude the owner's use through context::pack_holder (pack_guard, runtime.hpp).
+// thread's sends exclude the owner's use through context::pack_holder (pack_guard, put_pack.hpp).
 //
 // Blocking puts and non-fetching atomics join the packs too with USHMEM_PUT_PACK_BLOCKING (off by
 // default): a stream of them then costs one message per pack, not one each, but a flag set by one
@@ -453,7 +453,7 @@ long send_held_packs(bool &sent) {
         if (!c) break;
         // Held: c stays alive until we let go (destroying it waits for that: retire_packs), and
         // is listed until its last pack is issued.
-        detail::t_inflight_exempt = true;  // (runtime.hpp, inflight_over)
+        detail::t_inflight_exempt = true;  // (lanes.hpp, inflight_over)
         send_packs("ushmem's progress thread (sending a held put pack)", *c);
         c->pack_holder.store(0, std::memory_order_release);
         sent = true;

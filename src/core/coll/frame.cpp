@@ -30,7 +30,7 @@ double now_seconds() {
 
 
 namespace {
-// The entry word (runtime.hpp, coll_entry_word): the group (team slot + 1; as_group for active
+// The entry word (memory.hpp, coll_entry_word): the group (team slot + 1; as_group for active
 // sets) in the top 16 bits, whether this PE is inside that collective (bit 47: set on entry,
 // cleared on leaving it), the count of frames entered on the group below. 0: no collective since
 // shmem_init (init clears the word after its own collectives). Two stores to this PE's own runtime
@@ -233,7 +233,7 @@ void eager_wait_done(frame &f, std::uint64_t need) {
 // ---- signals and transfers --------------------------------------------------------------------
 
 void ucx_add(const char *routine, peer &p, int pe, seg_id s, std::size_t off, std::uint64_t v) {
-    if (p.msg_signals) {  // emulated atomics: a message without the atomic's reply (runtime.hpp)
+    if (p.msg_signals) {  // emulated atomics: a message without the atomic's reply (messages.hpp)
         signal_message(routine, g_cctx, p, pe, 0, nullptr, 0, p.rbase[s] + off, v, transport::signal_op::add);
         return;
     }
@@ -349,7 +349,7 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
             dir = true;
         } else if (p.msg_signals && elem <= signal_message_max && p.how[f.cseg] == route::ucx &&
                    (count * elem <= signal_message_max || dstride != elem)) {
-            // Emulated RMA: the elements in messages of up to signal_message_max bytes (runtime.hpp),
+            // Emulated RMA: the elements in messages of up to signal_message_max bytes (messages.hpp),
             // the signal in the last one (after a fence when there are several), not a message
             // per element and a flush (alltoalls of 1 MiB blocks, dest stride 2: 131072 puts).
             std::uint64_t sig = 0;
