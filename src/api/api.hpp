@@ -94,8 +94,8 @@ USHMEM_HOT char *fast_direct(const void *remote, const void *local, std::size_t 
     return core::direct_target(remote, n, pe);
 }
 
-USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
-                std::size_t elem, int pe, bool nbi) {
+USHMEM_HOT void fast_put(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+                     std::size_t elem, int pe, bool nbi) {
     std::size_t n;
     if (char *to = fast_direct(d, s, nelems, elem, pe, n)) {
         c.note_direct();
@@ -105,8 +105,8 @@ USHMEM_HOT void put(const char *r, core::context &c, void *d, const void *s, std
     put_full(r, c, d, s, nelems, elem, pe, nbi);
 }
 
-USHMEM_HOT void get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
-                std::size_t elem, int pe, bool nbi) {
+USHMEM_HOT void fast_get(const char *r, core::context &c, void *d, const void *s, std::size_t nelems,
+                     std::size_t elem, int pe, bool nbi) {
     std::size_t n;
     if (const char *from = fast_direct(s, d, nelems, elem, pe, n)) {
         core::direct_copy(d, from, n);

@@ -55,38 +55,38 @@ void get_full(const char *r, core::context &c, void *d, const void *s, std::size
 
 #define DEF_RMA_TYPED(T, N, _)                                                                    \
     USHMEM_DEF(void, shmem_##N##_put, (T * d, const T *s, size_t n, int pe)) {                    \
-        api::put("shmem_" #N "_put", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
+        api::fast_put("shmem_" #N "_put", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_put, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
         const char *r = "shmem_ctx_" #N "_put";                                                   \
         core::context &cc = api::ctx_of(r, c);                                                    \
-        api::put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
+        api::fast_put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_put_nbi, (T * d, const T *s, size_t n, int pe)) {                \
-        api::put("shmem_" #N "_put_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
+        api::fast_put("shmem_" #N "_put_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_put_nbi,                                                     \
                (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
         const char *r = "shmem_ctx_" #N "_put_nbi";                                               \
         core::context &cc = api::ctx_of(r, c);                                                    \
-        api::put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
+        api::fast_put(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_get, (T * d, const T *s, size_t n, int pe)) {                    \
-        api::get("shmem_" #N "_get", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
+        api::fast_get("shmem_" #N "_get", rt.default_ctx, d, s, n, sizeof(T), pe, false);              \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_get, (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) { \
         const char *r = "shmem_ctx_" #N "_get";                                                   \
         core::context &cc = api::ctx_of(r, c);                                                    \
-        api::get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
+        api::fast_get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), false);                       \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_get_nbi, (T * d, const T *s, size_t n, int pe)) {                \
-        api::get("shmem_" #N "_get_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
+        api::fast_get("shmem_" #N "_get_nbi", rt.default_ctx, d, s, n, sizeof(T), pe, true);           \
     }                                                                                             \
     USHMEM_DEF(void, shmem_ctx_##N##_get_nbi,                                                     \
                (shmem_ctx_t c, T * d, const T *s, size_t n, int pe)) {                            \
         const char *r = "shmem_ctx_" #N "_get_nbi";                                               \
         core::context &cc = api::ctx_of(r, c);                                                    \
-        api::get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
+        api::fast_get(r, cc, d, s, n, sizeof(T), api::ctx_pe(r, cc, pe), true);                        \
     }                                                                                             \
     USHMEM_DEF(void, shmem_##N##_p, (T * d, T v, int pe)) {                                       \
         api::p("shmem_" #N "_p", rt.default_ctx, d, v, pe);                                       \
@@ -153,40 +153,40 @@ USHMEM_RMA_TYPES(DEF_RMA_TYPED, _)
 // Sized (BITS) and mem (8-bit) variants share one body: ELEM is the element size in bytes.
 #define DEF_RMA_UNTYPED(SUFFIX, ELEM)                                                               \
     USHMEM_DEF(void, shmem_put##SUFFIX, (void *d, const void *s, size_t n, int pe)) {               \
-        api::put("shmem_put" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
+        api::fast_put("shmem_put" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ctx_put##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
                                              int pe)) {                                             \
         const char *r = "shmem_ctx_put" #SUFFIX;                                                    \
         core::context &cc = api::ctx_of(r, c);                                                      \
-        api::put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
+        api::fast_put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_put##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
-        api::put("shmem_put" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
+        api::fast_put("shmem_put" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ctx_put##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
                                                    size_t n, int pe)) {                             \
         const char *r = "shmem_ctx_put" #SUFFIX "_nbi";                                             \
         core::context &cc = api::ctx_of(r, c);                                                      \
-        api::put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
+        api::fast_put(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
     }                                                                                               \
     USHMEM_DEF(void, shmem_get##SUFFIX, (void *d, const void *s, size_t n, int pe)) {               \
-        api::get("shmem_get" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
+        api::fast_get("shmem_get" #SUFFIX, rt.default_ctx, d, s, n, ELEM, pe, false);                    \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ctx_get##SUFFIX, (shmem_ctx_t c, void *d, const void *s, size_t n,       \
                                              int pe)) {                                             \
         const char *r = "shmem_ctx_get" #SUFFIX;                                                    \
         core::context &cc = api::ctx_of(r, c);                                                      \
-        api::get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
+        api::fast_get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), false);                              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_get##SUFFIX##_nbi, (void *d, const void *s, size_t n, int pe)) {         \
-        api::get("shmem_get" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
+        api::fast_get("shmem_get" #SUFFIX "_nbi", rt.default_ctx, d, s, n, ELEM, pe, true);              \
     }                                                                                               \
     USHMEM_DEF(void, shmem_ctx_get##SUFFIX##_nbi, (shmem_ctx_t c, void *d, const void *s,           \
                                                    size_t n, int pe)) {                             \
         const char *r = "shmem_ctx_get" #SUFFIX "_nbi";                                             \
         core::context &cc = api::ctx_of(r, c);                                                      \
-        api::get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
+        api::fast_get(r, cc, d, s, n, ELEM, api::ctx_pe(r, cc, pe), true);                               \
     }
 #define DEF_RMA_SIZED(BITS, BYTES, _)                                                               \
     DEF_RMA_UNTYPED(BITS, BYTES)                                                                    \

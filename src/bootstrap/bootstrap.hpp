@@ -25,7 +25,7 @@ struct job {
 // Initialise MPI if the program has not (ushmem then also finalises it), and describe the job.
 // `comm` is an MPI_Comm passed as a pointer, or nullptr for MPI_COMM_WORLD.
 // Returns false with `err` set when MPI cannot be brought up.
-bool start(const void *comm, job &out, std::string &err);
+bool join(const void *comm, job &out, std::string &err);
 
 // Collective over the job: every rank contributes `mine`; `all` receives the concatenation and
 // `offsets[i]` where rank i's blob starts (offsets has size+1 entries). Blobs may differ in length.
@@ -55,9 +55,9 @@ bool ibarrier_test();
 // True once MPI is finalised (by us or by the program): no bootstrap call may then be made.
 bool usable();
 
-// Tear down: finalise MPI only if start() initialised it. Idempotent. (start and stop: named apart
+// Tear down: finalise MPI only if join() initialised it. Idempotent. (join and leave: named apart
 // from core::init and core::finalize, the library's lifecycle, which calls them.)
-void stop();
+void leave();
 
 // End the whole job with `status`: MPI_Abort when MPI is usable and no other process of this node
 // has begun to; a later process of the node waits (wait_for_launcher, 10 s) for that abort to end

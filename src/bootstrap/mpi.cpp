@@ -37,7 +37,7 @@ bool mpi_alive() {
 }
 } // namespace
 
-bool start(const void *comm, job &out, std::string &err) {
+bool join(const void *comm, job &out, std::string &err) {
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited) {
@@ -167,7 +167,7 @@ bool ibarrier_test() {
 
 bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
 
-void stop() {
+void leave() {
     if (g_comm != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&g_comm);
     g_comm = MPI_COMM_NULL;
     if (g_we_initialized && mpi_alive()) MPI_Finalize();

@@ -145,7 +145,7 @@ void exit_handler(int status, void *) {
         rt.init_count = 1;
         finalize("exit (shmem_finalize was not called)");
     }
-    bootstrap::stop();
+    bootstrap::leave();
 }
 
 void print_info() {
@@ -210,7 +210,7 @@ int init(const char *routine, const void *comm, int requested) {
     }
     bootstrap::job job;
     std::string err;
-    if (!bootstrap::start(comm, job, err)) {
+    if (!bootstrap::join(comm, job, err)) {
         std::fprintf(stderr, "ushmem: %s (PE ? of ?): %s\n", routine, err.c_str());
         std::exit(1);
     }
