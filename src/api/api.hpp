@@ -5,6 +5,7 @@
 
 #include "core/compiler.hpp"
 #include "core/context.hpp"
+#include "core/fast_path.hpp"
 #include "core/log.hpp"
 #include "core/rma.hpp"
 #include "core/route.hpp"
@@ -78,8 +79,8 @@ USHMEM_HOT void check_local(const char *r, const char *what, const void *p, std:
 [[gnu::noinline]] void get_full(const char *r, core::context &c, void *d, const void *s,
                                 std::size_t nelems, std::size_t elem, int pe, bool nbi);
 
-// The fast path's conditions: the library running, statistics and SHMEM_DEBUG off (pe_limit is
-// then the number of PEs, see stats.hpp) with the PE in range, a non-zero size that does not
+// The fast path's conditions: the library running, its gate open (core/fast_path.hpp: statistics,
+// SHMEM_DEBUG and writers that wake close it) with the PE in range, a non-zero size that does not
 // overflow, a local buffer that is not NULL (the full path says so; one test and a branch that is
 // never taken, for p and g none: their local buffer is a variable), and a direct route: the
 // remote address, else nullptr. Nothing in it calls, so put and get below compile to leaf code
@@ -88,7 +89,7 @@ USHMEM_HOT char *fast_direct(const void *remote, const void *local, std::size_t 
                              int pe, std::size_t &n) {
     if (USHMEM_UNLIKELY(rt.state != core::lib_state::running)) return nullptr;
     if (USHMEM_UNLIKELY(local == nullptr)) return nullptr;
-    if (USHMEM_UNLIKELY(unsigned(pe) >= core::stats::pe_limit)) return nullptr;
+    if (USHMEM_UNLIKELY(unsigned(pe) >= core::fast_pe_limit)) return nullptr;
     if (USHMEM_UNLIKELY(nelems == 0 || nelems > SIZE_MAX / elem)) return nullptr;
     n = nelems * elem;
     return core::direct_target(remote, n, pe);

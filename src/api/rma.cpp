@@ -37,7 +37,7 @@ void put_full(const char *r, core::context &c, void *d, const void *s, std::size
     core::stats::check_pe_and_count(r, pe, nbi ? core::stats::k_put_nbi : core::stats::k_put, nelems * elem);
     const std::size_t n = bytes_of(r, nelems, elem);
     check_local(r, "source", s, n, pe);
-    // (SHMEM_DEBUG sends every call here: stats.hpp, pe_limit.)
+    // (SHMEM_DEBUG sends every call here: core/fast_path.hpp.)
     if (USHMEM_UNLIKELY(rt.cfg.debug) && pe == rt.me && n) check_self_overlap(r, d, s, n, true);
     core::put(r, c, d, s, n, pe, nbi);
 }

@@ -10,6 +10,7 @@
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/env.hpp"
+#include "core/fast_path.hpp"
 #include "core/info.hpp"
 #include "core/lanes.hpp"
 #include "core/log.hpp"
@@ -229,7 +230,11 @@ int init(const char *routine, const void *comm, int requested) {
     rt.inflight_bytes = rt.cfg.inflight_bytes && rt.cfg.inflight_bytes < std::size_t(INT64_MAX)
                             ? std::int64_t(rt.cfg.inflight_bytes)
                             : INT64_MAX;
-    stats::start(rt.npes, rt.cfg.stats, rt.cfg.debug);
+    // The fast paths' gate (fast_path.hpp): statistics and SHMEM_DEBUG close it, and so may
+    // wait_setup below (writers that wake).
+    fast_path_start(rt.npes);
+    if (rt.cfg.debug) fast_path_close(fast_path_closer::checked);
+    stats::start(rt.npes, rt.cfg.stats);
     if (!transport::start_context(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
     rt.progress_thread = needs_progress_thread();

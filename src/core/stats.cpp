@@ -14,7 +14,6 @@
 namespace ushmem::core::stats {
 
 bool enabled = false;
-unsigned pe_limit = 0;
 thread_local int coll_depth = 0;
 
 namespace {
@@ -33,9 +32,9 @@ std::atomic<std::uint64_t> g_time_calls[timer_count];
 std::atomic<std::uint64_t> g_writes_completed{0};
 } // namespace
 
-void start(int npes, bool on, bool checked) {
+void start(int npes, bool on) {
     enabled = on;
-    pe_limit = on || checked ? 0u : unsigned(npes);
+    if (on) fast_path_close(fast_path_closer::counted);
     g_npes = npes;
     g_cells = std::vector<cell>(on ? std::size_t(npes) * kind_count : 0);
     for (int t = 0; t < timer_count; ++t) g_time_ns[t] = 0, g_time_calls[t] = 0;

@@ -2,13 +2,15 @@
 // the time spent in quiet, blocking waits and collectives, printed by each PE at finalize.
 //
 // Cost when off: none on the data path. RMA and AMO entry points check their target PE against
-// `pe_limit` instead of the number of PEs (check_pe_and_count): that is the same load, compare
-// and branch as the plain check, and with statistics on pe_limit is 0, so every call takes the
-// cold path, which validates the PE and counts the operation. Quiet and collectives test
-// `enabled` once (one predictable branch) before timing.
+// the fast paths' gate (fast_path.hpp, fast_pe_limit) instead of the number of PEs
+// (check_pe_and_count): that is the same load, compare and branch as the plain check, and with
+// statistics on the gate is closed (one of its reasons), so every call takes the cold path, which
+// validates the PE and counts the operation. Quiet and collectives test `enabled` once (one
+// predictable branch) before timing.
 #pragma once
 
 #include "core/compiler.hpp"
+#include "core/fast_path.hpp"
 #include "core/runtime.hpp"
 
 #include <cstddef>
@@ -24,13 +26,10 @@ enum kind : std::uint8_t {
 enum timer : std::uint8_t { t_quiet, t_wait, t_coll, timer_count };
 
 extern bool enabled;
-// The number of PEs with statistics off, 0 with them on (see above) or under SHMEM_DEBUG.
-extern unsigned pe_limit;
 
 // Sizes the tables (init, after settings are read) and prints them (finalize, every PE).
-// `checked`: every RMA and AMO call takes the cold path even with statistics off (pe_limit 0),
-// where SHMEM_DEBUG's checks of single calls run.
-void start(int npes, bool on, bool checked = false);
+// With statistics on it closes the fast paths' gate (fast_path.hpp: counted).
+void start(int npes, bool on);
 void report(int me, int npes);
 
 // Out of line: only reached with statistics on.
@@ -39,7 +38,7 @@ void record(kind k, int pe, std::size_t bytes);
 
 // core::check_pe, and the operation counted when statistics are on.
 USHMEM_HOT void check_pe_and_count(const char *routine, int pe, kind k, std::size_t bytes) {
-    if (USHMEM_UNLIKELY(unsigned(pe) >= pe_limit)) check_pe_slow(routine, pe, k, bytes);
+    if (USHMEM_UNLIKELY(unsigned(pe) >= fast_pe_limit)) check_pe_slow(routine, pe, k, bytes);
 }
 double now();
 // Performance counters (shmemx_pcntr_*), totals over every target PE. Writes: put, put_nbi,

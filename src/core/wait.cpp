@@ -5,6 +5,7 @@
 #include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/env.hpp"
+#include "core/fast_path.hpp"
 #include "core/log.hpp"
 #include "core/ordering.hpp"
 #include "core/peers.hpp"
@@ -141,9 +142,9 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     g_wait.spin_ns = long(spin * 1e9);
     // Writers of direct data must wake what any PE may block on: decided alike everywhere.
     g_wake_direct = bootstrap::max_u64(g_wait.mode == wait_mode::block ? 1 : 0) != 0;
-    // The C API's inline put (api.hpp) copies without calling core: send every call through the
-    // core's path, which wakes, by the statistics' switch (stats.hpp: pe_limit 0).
-    if (g_wake_direct) stats::pe_limit = 0;
+    // The C API's inline put (api.hpp) copies without calling core: close the fast paths' gate
+    // (fast_path.hpp) so that every call takes core's path, which wakes.
+    if (g_wake_direct) fast_path_close(fast_path_closer::wakes);
     // UCX traffic: some peer is on another node, or the node's peers are not reached directly.
     // Only emulated lanes (active messages: UCX_TLS=tcp) make a message, hence an event, of every
     // put and atomic; one-sided ones (sysv/posix on the node, RDMA) land in memory silently.
