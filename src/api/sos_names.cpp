@@ -6,6 +6,7 @@
 #include <shmemx.h>
 
 #include "api/api.hpp"
+#include "core/clock.hpp"
 #include "core/context.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
@@ -78,7 +79,7 @@ USHMEM_DEF(void, shmemx_ctx_signal_set, (shmem_ctx_t c, uint64_t *sig_addr, uint
 }
 USHMEM_DEF(void, shmemx_query_initialized, (int *initialized)) { shmem_query_initialized(initialized); }
 
-USHMEM_DEF(double, shmemx_wtime, (void)) { return core::stats::now(); }
+USHMEM_DEF(double, shmemx_wtime, (void)) { return core::now_seconds(); }
 
 // ---- Performance counters ----
 namespace {

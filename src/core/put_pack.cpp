@@ -39,6 +39,7 @@
 // thread, at any other operation of the context to its PE, at fence, quiet, pe_quiet. Fetching
 // non-blocking atomics join the batch too (pack_fetch): their result is due at quiet as well; the
 // target applies each where its record stands and answers its old value in the reply.
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/lanes.hpp"
@@ -428,7 +429,7 @@ long send_held_packs(bool &sent) {
     }
     const long hold = long(rt.cfg.put_pack_hold * 1e9);
     const unsigned seq = detail::pack_seq.load(std::memory_order_relaxed);
-    const long now = wait_now_ns();
+    const long now = now_nanos();
     if (seq != g_seen_seq || g_still_since == 0) {  // the program is adding to them: not now
         g_seen_seq = seq;
         g_still_since = now;
@@ -459,7 +460,7 @@ long send_held_packs(bool &sent) {
         sent = true;
     }
     g_seen_seq = detail::pack_seq.load(std::memory_order_relaxed);
-    g_still_since = wait_now_ns();
+    g_still_since = now_nanos();
     return detail::open_packs.load(std::memory_order_relaxed) ? hold : 0;
 }
 

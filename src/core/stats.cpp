@@ -2,8 +2,6 @@
 #include "core/stats.hpp"
 #include "core/runtime.hpp"
 
-#include <time.h>
-
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
@@ -71,12 +69,6 @@ void writes_completed_upto(std::uint64_t issued) {
 void check_pe_slow(const char *routine, int pe, kind k, std::size_t bytes) {
     check_pe(routine, pe);  // a bad PE ends the job here, with or without statistics
     if (enabled) record(k, pe, bytes);
-}
-
-double now() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 void add_time(timer t, double seconds) {

@@ -9,6 +9,7 @@
 // predictable branch) before timing.
 #pragma once
 
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/fast_path.hpp"
 #include "core/runtime.hpp"
@@ -40,7 +41,6 @@ void record(kind k, int pe, std::size_t bytes);
 USHMEM_HOT void check_pe_and_count(const char *routine, int pe, kind k, std::size_t bytes) {
     if (USHMEM_UNLIKELY(unsigned(pe) >= fast_pe_limit)) check_pe_slow(routine, pe, k, bytes);
 }
-double now();
 // Performance counters (shmemx_pcntr_*), totals over every target PE. Writes: put, put_nbi,
 // put_strided, amo, put_signal, signal; reads: get, get_nbi, get_strided, amo_fetch.
 std::uint64_t writes_issued();
@@ -58,14 +58,14 @@ class timed {
   public:
     explicit timed(timer t) : t_(t) {
         if (USHMEM_UNLIKELY(enabled)) {
-            start_ = now();
+            start_ = now_seconds();
             if (t == t_coll) ++coll_depth;
         }
     }
     ~timed() {
         if (USHMEM_UNLIKELY(start_ != 0)) {
             if (t_ == t_coll) --coll_depth;
-            add_time(t_, now() - start_);
+            add_time(t_, now_seconds() - start_);
         }
     }
     timed(const timed &) = delete;

@@ -55,7 +55,7 @@ int g_local_pes = 1;
 bool node_runs_only_us() {
     static std::atomic<long> checked_ns{0};
     static std::atomic<bool> only_us{false};
-    const long now = wait_now_ns();
+    const long now = now_nanos();
     if (now - checked_ns.load(std::memory_order_relaxed) < 10000000L) return only_us.load(std::memory_order_relaxed);
     checked_ns.store(now, std::memory_order_relaxed);
     bool quiet = false;
@@ -102,12 +102,6 @@ bool parse_spin(const std::string &text, double &out) {
     return parse_seconds(text, out, err);
 }
 } // namespace
-
-long wait_now_ns() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
-}
 
 void inject_lost_wakeups() { g_lose_wakeups = true; }
 
@@ -240,7 +234,7 @@ unsigned wait_state::progress_held() {
 }
 
 void wait_state::hold_signals() {
-    const long now = wait_now_ns();
+    const long now = now_nanos();
     if (!held_) {
         pthread_sigmask(SIG_BLOCK, &async_signals(), &saved_);
         held_ = true;
@@ -263,14 +257,14 @@ void wait_state::release_signals() {
 }
 
 double wait_state::waited_seconds() const {
-    return first_ns_ ? double(wait_now_ns() - first_ns_) * 1e-9 : 0.0;
+    return first_ns_ ? double(now_nanos() - first_ns_) * 1e-9 : 0.0;
 }
 
 void wait_state::idle(bool (*cond)(void *), void *arg) {
     ++polls_;
     if (spinning_ && !wait_spins_first(awaited_ahead_)) {
         spinning_ = false;
-        start_ns_ = wait_now_ns();
+        start_ns_ = now_nanos();
         if (!first_ns_) first_ns_ = start_ns_;
     }
     if (spinning_) {
@@ -283,11 +277,11 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         // The clock every 256 polls (a vDSO call, not free), every 16 where the spin is short.
         if ((polls_ & (g_wait.spin_ns >= 100000 ? 255u : 15u)) != 0) return;
         if (start_ns_ == 0) {
-            start_ns_ = wait_now_ns();
+            start_ns_ = now_nanos();
             if (!first_ns_) first_ns_ = start_ns_;
             if (g_wait.spin_ns > 0) return;
         }
-        if (wait_now_ns() - start_ns_ < g_wait.spin_ns) return;
+        if (now_nanos() - start_ns_ < g_wait.spin_ns) return;
         spinning_ = false;
     }
     // The slow part: yields and sleeps, with a progress call at every poll where this wait
@@ -314,7 +308,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     }
     if (g_wait.remote_poll) {
         // The network is busy (wait_config::remote_poll): poll, yielding, rather than sleep.
-        const long now = wait_now_ns();
+        const long now = now_nanos();
         if (served || (remote_ && poll_until_ == 0)) poll_until_ = now + g_wait.remote_poll_ns;
         if (now < poll_until_) {
             // A yield every 16 polls (each poll here is a progress call, a system call over tcp):
@@ -323,8 +317,8 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
             return;
         }
     }
-    if (yield_until_ < 0) yield_until_ = g_wait.mode == wait_mode::block && node_runs_only_us() ? wait_now_ns() + 100000 : 0;
-    if (yield_until_ > 0 && wait_now_ns() < yield_until_) {
+    if (yield_until_ < 0) yield_until_ = g_wait.mode == wait_mode::block && node_runs_only_us() ? now_nanos() + 100000 : 0;
+    if (yield_until_ > 0 && now_nanos() < yield_until_) {
         sched_yield();
         return;
     }
@@ -337,7 +331,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     const bool woken = (g_network_waker && (kind_ == wait_kind::signalled || g_wake_direct)) ||
                        ((g_events_only || transport::in_own_wait()) && kind_ == wait_kind::signalled);
     long ns = 100000000;
-    if (!woken) ns = std::clamp((wait_now_ns() - first_ns_) / 20, 20000L, 1000000L);
+    if (!woken) ns = std::clamp((now_nanos() - first_ns_) / 20, 20000L, 1000000L);
     wake_word *w = own_word();
     const std::uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);  // a full barrier before cond's loads
@@ -347,14 +341,14 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     // fence: their load may pass their store, and see 0 while the store is still in their store
     // buffer. Looking at the condition for a couple of microseconds after announcing ourselves
     // outlasts such a drain (hundreds of nanoseconds), so the signal is seen here instead.
-    const long recheck_until = wait_now_ns() + 2000;
+    const long recheck_until = now_nanos() + 2000;
     bool met = cond(arg);
-    while (!met && wait_now_ns() < recheck_until) met = cond(arg);
+    while (!met && now_nanos() < recheck_until) met = cond(arg);
     // Where what we wait for arrives over the network (g_events_only), sleep on the worker's
     // wakeup fd: a message ends the sleep at once (a direct-path signaller's futex wake, where
     // there is one without a progress thread, is seen at the end of the slice).
     bool roused = false;  // by events or a waker, not by the bound or a signal
-    const long slept_from = USHMEM_UNLIKELY(rt.cfg.debug) && woken ? wait_now_ns() : 0;
+    const long slept_from = USHMEM_UNLIKELY(rt.cfg.debug) && woken ? now_nanos() : 0;
     if (!met) {
         // Signals may interrupt the sleep. Over events they are held since progress_held() above:
         // sleep_for_events lets them in during its ppoll only (it progresses UCX before). The
@@ -369,7 +363,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
     __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
     // Under SHMEM_DEBUG: a sleep that every waker should have ended ran to its bound although
     // what it waits for had come (a lost wake-up: the job goes on, slowly). Tests look for it.
-    if (USHMEM_UNLIKELY(slept_from != 0) && !met && !roused && wait_now_ns() - slept_from >= ns && cond(arg))
+    if (USHMEM_UNLIKELY(slept_from != 0) && !met && !roused && now_nanos() - slept_from >= ns && cond(arg))
         notice("PE %d: missed wake-up: a wait slept to its %.0f ms bound although its condition was met "
                "(a library bug: please report it)", rt.me, double(ns) / 1e6);
     if (!roused) return;
@@ -385,7 +379,7 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
         spinning_ = true;
         start_ns_ = 0;
     } else if (g_wait.remote_poll) {
-        poll_until_ = wait_now_ns() + g_wait.remote_poll_ns;
+        poll_until_ = now_nanos() + g_wait.remote_poll_ns;
     }
 }
 
@@ -440,7 +434,7 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
     // the latter are woken by plain puts only where the policy made direct writers wake.
     // (Its callers, wait_for and await_requests, have sent this thread's put packs.)
     const double timeout = rt.cfg.wait_timeout;
-    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? stats::now() : 0;
+    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? now_seconds() : 0;
     waiter_scope counted;  // for an exit() from another thread or a signal handler
     wait_state w(user_data ? wait_kind::data : wait_kind::signalled, 0, false, remote);
     for (unsigned long i = 0;; ++i) {
@@ -450,7 +444,7 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
             park_for_exit();
         }
         if (cond(arg)) {
-            if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, stats::now() - stats_start);
+            if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, now_seconds() - stats_start);
             return;
         }
         w.idle(cond, arg);

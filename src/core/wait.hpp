@@ -165,8 +165,6 @@ private:
     bool remote_;
 };
 
-long wait_now_ns();
-
 // A PE may sleep in a wait on user data (core/wait.hpp). Where the waiting policy lets some PE of
 // the node block (more PEs than CPUs, or USHMEM_WAIT_POLICY=block), every direct write looks for
 // a sleeper on its target afterwards; elsewhere this is one load of a flag and a branch.

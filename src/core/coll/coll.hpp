@@ -14,6 +14,7 @@
 //   entry.cpp      the entry points of team.hpp (team and active-set forms)
 #pragma once
 
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/messages.hpp"
@@ -77,7 +78,6 @@ void mark_exit(const frame &f);
 inline std::size_t scratch_half(const team &t) { return t.scratch_bytes / 2 / 64 * 64; }
 // ---- waiting ----------------------------------------------------------------------------------
 
-double now_seconds();
 [[noreturn]] void fail_timeout(const frame &f, double waited);
 
 // A timed collective's deadline (coll_deadline_begin; 0: none). Passing it unwinds the

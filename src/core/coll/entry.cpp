@@ -1,6 +1,7 @@
 // The entry points of team.hpp: every collective runs its algorithm (the other files of
 // src/core/coll/) on a frame describing the team or the active set.
 #include "core/coll/coll.hpp"
+#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/ordering.hpp"

@@ -1,6 +1,7 @@
 // The collectives' frame (a team's or an active set's view of one call), waiting, and the
 // signals and transfers every algorithm is built from (coll.hpp).
 #include "core/coll/coll.hpp"
+#include "core/clock.hpp"
 #include "core/context.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
@@ -14,19 +15,12 @@
 #include "util/strided.hpp"
 
 #include <sched.h>
-#include <time.h>
 
 #include <vector>
 
 namespace ushmem::core::coll {
 
 context g_cctx;
-
-double now_seconds() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 
 namespace {
@@ -193,7 +187,7 @@ void eager_wait_done(frame &f, std::uint64_t need) {
     const std::size_t off = f.coff + f.cofs(ctr::mbox_done);
     std::vector<std::uint64_t> got(std::size_t(f.n), 0);
     const double timeout = rt.cfg.wait_timeout;
-    const long start = wait_now_ns();
+    const long start = now_nanos();
     for (unsigned long round = 0;; ++round) {
         bool behind = false, gets = false;
         for (int r = 0; r < f.n; ++r) {
@@ -216,7 +210,7 @@ void eager_wait_done(frame &f, std::uint64_t need) {
         for (int r = 0; r < f.n; ++r)
             if (r != f.me && t.eager_seen[std::size_t(r)] < need) behind = true;
         if (!behind) return;
-        const long waited = wait_now_ns() - start;
+        const long waited = now_nanos() - start;
         if (timeout > 0 && double(waited) * 1e-9 > timeout) fail_timeout(f, double(waited) * 1e-9);
         if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
         transport::progress();
