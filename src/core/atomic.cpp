@@ -23,6 +23,7 @@
 #include "core/rma.hpp"
 #include "core/route.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 #include "util/strided.hpp"

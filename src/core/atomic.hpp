@@ -26,7 +26,6 @@
 #include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 
-#include <sched.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -213,48 +212,7 @@ template <class T>
 std::size_t test_some(const char *routine, T *ivars, std::size_t n, std::size_t *indices,
                       const int *status, int cmp, T value, const T *values);
 
-// Waits until cond() holds, like wait_for, but polls first (progressing UCX every 8th poll: the
-// condition is a load, an idle progress call costs tens of ns; at each poll, with yields, where
-// the policy does not spin) and builds the description of the wait for the timeout message only
-// then: a wait that is satisfied within a few microseconds (a ping-pong) never pays for the
-// formatting. describe(buf, len) writes it.
-// `user_data`, `remote`: see wait_slow.
-template <class Cond, class Describe>
-inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
-    settle_thread_packs(routine);
-    // Where the policy does not spin (g_wait.no_spin: the worker polls sockets, every lane
-    // emulated or peers on other nodes, more PEs than CPUs) the data or the reply comes from a PE
-    // that may need this very CPU, and each progress call is a system call: each poll yields
-    // (no_spin_yield_due), as await_requests' do (and Open MPI's when oversubscribed). 4 PEs on 2
-    // cores over tcp, partners on one core: a put-with-signal ping-pong took 60-77 us one way with
-    // the spin, whatever the policy, and a fetch-add 80-83 us, against 10.8 and 25 yielding
-    // (partners on different cores: 6.2 and 11.8-12.2 spinning, 11.4-12.0 and 12.4-12.6 yielding).
-    if (USHMEM_UNLIKELY(!wait_spins_first(false))) {
-        for (unsigned i = 0; i < 256; ++i) {
-            if (cond()) return;
-            if (user_data) {
-                if (transport::progress_answering(cond)) return;
-            } else {
-                transport::progress();
-                if (cond()) return;
-            }
-            if (no_spin_yield_due(i, remote)) sched_yield();
-        }
-    } else {
-        for (int i = 0; i < 1024; ++i) {
-            if (cond()) return;
-            // The condition is cheap; progress is not. A message that satisfies a wait on user
-            // data is acknowledged after this PE's answer (transport::progress_answering).
-            if ((i & 7) == 7) {
-                if (!user_data) transport::progress();
-                else if (transport::progress_answering(cond)) return;
-            }
-        }
-    }
-    char what[256];
-    describe(what, sizeof what);
-    wait_for(routine, what, cond, user_data, remote);
-}
+// (wait_described, the wait of wait_until and its forms: core/wait.hpp.)
 
 // ---- distributed locks (lock.cpp) ----
 void set_lock(const char *routine, long *lock);

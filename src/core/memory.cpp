@@ -12,7 +12,6 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/agree.hpp"
-#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/env.hpp"
 #include "core/heap_alloc.hpp"
@@ -20,11 +19,8 @@
 #include "core/memory.hpp"
 #include "core/ordering.hpp"
 #include "core/peers.hpp"
-#include "core/rma.hpp"
 #include "core/team.hpp"
-#include "core/timed.hpp"
 
-#include <sched.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -275,30 +271,6 @@ void *sym_realloc(const char *routine, void *ptr, std::size_t size) {
                                      : ~std::uint64_t(0);
     heap_sync(routine, record(heap_op::realloc_end, size, 0, now));
     return result;
-}
-
-void read_runtime_words(const char *routine, std::size_t word, const std::vector<int> &pes, double answer_s,
-                        std::vector<std::uint64_t> &out, std::vector<bool> &answered) {
-    const std::size_t n = pes.size();
-    // Deliberately never freed when a get does not answer: a late answer must land somewhere.
-    auto *vals = new std::uint64_t[n + 1]();
-    const std::uint64_t *src = rt.runtime_words + word;
-    // get() reads a direct peer's word at once (pe_test is then true at once too); through UCX it
-    // is a non-blocking get, awaited below.
-    for (std::size_t i = 0; i < n; ++i)
-        if (pes[i] != rt.me) get(routine, rt.default_ctx, &vals[i], src, sizeof *vals, pes[i], true);
-        else vals[i] = __atomic_load_n(src, __ATOMIC_ACQUIRE);
-    answered.assign(n, true);
-    const double give_up = now_seconds() + answer_s;
-    bool all = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (pes[i] == rt.me) continue;
-        while (!pe_test(routine, rt.default_ctx, pes[i]) && now_seconds() < give_up) sched_yield();
-        answered[i] = pe_test(routine, rt.default_ctx, pes[i]);
-        all = all && answered[i];
-    }
-    out.assign(vals, vals + n);
-    if (all) delete[] vals;
 }
 
 } // namespace ushmem::core

@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace ushmem::core {
 
@@ -14,13 +13,8 @@ namespace ushmem::core {
 constexpr std::size_t heap_check_word = 128;
 // Word coll_entry_word of the runtime area: the collective this PE entered last, as
 // coll_entry(group, calls): a timed-out collective reads the members' words to name those that
-// never reached it (coll/frame.cpp).
+// never reached it (coll/frame.cpp, with read_runtime_words: wait_missing.hpp).
 constexpr std::size_t coll_entry_word = 256;
-// Reads word `word` of the runtime area of each PE in `pes`: direct peers in place, the others
-// with a get given `answer_s` seconds to answer (over an emulated transport a stopped or dead peer
-// never answers). out[i]: the value, answered[i]: whether it came.
-void read_runtime_words(const char *routine, std::size_t word, const std::vector<int> &pes, double answer_s,
-                        std::vector<std::uint64_t> &out, std::vector<bool> &answered);
 // At init, once the runtime's own blocks are allocated: the program's calls are counted from here.
 void heap_calls_start();
 void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment);

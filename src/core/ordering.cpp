@@ -12,6 +12,7 @@
 #include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 
 #include <sched.h>
@@ -53,105 +54,7 @@ private:
     std::size_t n_ = 0;
 };
 
-// The timeout message of a completion wait: "the completion of OP; no answer yet from PE a b ..."
-// then why a PE may not answer. missing(i): the PE of entry i that has not answered, -1 for a
-// worker flush (all PEs), -2 if it has.
-template <class Missing>
-void describe_missing(char *buf, std::size_t len, const char *op, std::size_t n, Missing missing) {
-    int used = std::snprintf(buf, len, "the completion of %s; no answer yet from PE", op);
-    int listed = 0;
-    for (std::size_t i = 0; i < n && used > 0 && std::size_t(used) < len; ++i) {
-        const int pe = missing(i);
-        if (pe == -2) continue;
-        if (++listed > 16) {
-            used += std::snprintf(buf + used, len - std::size_t(used), " ...");
-            break;
-        }
-        if (pe < 0) used += std::snprintf(buf + used, len - std::size_t(used), " (all PEs of a worker flush)");
-        else used += std::snprintf(buf + used, len - std::size_t(used), " %d", pe);
-    }
-    if (used > 0 && std::size_t(used) < len) std::snprintf(buf + used, len - std::size_t(used), "%s", no_answer_hint());
-}
-
-struct request_wait {
-    context *c;
-    pending_request *reqs;
-    std::size_t n;
-    const char *op;
-};
-
-bool all_done(const request_wait &w) {
-    for (std::size_t i = 0; i < w.n; ++i)
-        if (transport::request_status(w.reqs[i].request) == transport::status_in_progress) return false;
-    return true;
-}
-
-// The timeout message: which PEs have not answered. Over an emulated transport (UCX_TLS=tcp) a
-// target answers only when it or its progress thread drives UCX, so a stopped or gone PE shows
-// here by number.
-void describe_requests(const void *arg, char *buf, std::size_t len) {
-    const auto &w = *static_cast<const request_wait *>(arg);
-    describe_missing(buf, len, w.op, w.n, [&w](std::size_t i) {
-        return transport::request_status(w.reqs[i].request) == transport::status_in_progress ? w.reqs[i].pe : -2;
-    });
-}
 } // namespace
-
-const char *no_answer_hint() {
-    return rt.progress_thread ? " (a progress thread answers for every PE, even one that computes: that PE is "
-                                "stopped, hung, overloaded or unreachable)"
-                              : " (that PE is stopped, hung, overloaded or unreachable, or, over a transport "
-                                "that emulates RMA, computes without calling the library: "
-                                "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)";
-}
-
-transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
-                            const char *op) {
-    // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
-    // loop of them, polling for an answer to packed puts, must send them here.
-    settle_thread_packs(routine);
-    request_wait w{&c, reqs, n, op};
-    const transport::worker_h wk = worker_of(c);
-    // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then
-    // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT. Where the wait policy does
-    // not spin (g_wait.no_spin: the worker polls sockets, every lane emulated or peers on other
-    // nodes, on a node with more PEs than CPUs) each poll yields too, as Open MPI's progress does
-    // when oversubscribed (no_spin_yield_due): each progress call is a system call, and the PE that
-    // must answer may need this CPU. 4 PEs on 2 cores over tcp, every PE's blocking gets from
-    // every other in turn (SOS's spam all2all_get): 1550-2130 us a round of 3 gets without the
-    // yields, 330-380 with them (OSHMEM 655-690); PE 0's get from PE 3 while the others wait in a
-    // barrier level (37-45 against 34-79 us). A poll that completes the wait does not yield: that
-    // cost a whole turn of the core (a get from a PE on the same core, 4 PEs on 2 cores: 35 us
-    // with it, 25 without). Answers awaited from other nodes only (`remote`): fewer yields, and
-    // the wait polls longer before it blocks (wait.hpp).
-    bool remote = n > 0;
-    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
-    bool done = false;
-    const bool yields = !wait_spins_first(false);
-    for (unsigned i = 0; i < 256 && !(done = all_done(w)); ++i) {
-        transport::progress_both(wk);
-        if (yields && no_spin_yield_due(i, remote) && !(done = all_done(w))) sched_yield();
-    }
-    if (!done) {
-        const transport::own_wait_scope sleeps_watch(wk);
-        wait_slow(
-            routine, op,
-            [](void *a) {
-                auto &rw = *static_cast<request_wait *>(a);
-                const transport::worker_h own = worker_of(*rw.c);
-                if (own != transport::worker()) transport::progress_worker(own);  // wait_slow drives the main one
-                return all_done(rw);
-            },
-            &w, describe_requests, &w, false, remote);
-    }
-    transport::status result = transport::status_ok;
-    for (std::size_t i = 0; i < n; ++i) {
-        transport::status st = transport::request_status(reqs[i].request);
-        if (st != transport::status_ok && result == transport::status_ok) result = st;
-        transport::request_free(wk, reqs[i].request);
-    }
-    return result;
-}
 
 namespace {
 // The acknowledgements awaited from a PE (context::acked_msgs): those of every message counted
@@ -179,8 +82,10 @@ struct ack_waits {
 // As describe_requests: the PEs whose acknowledgements are missing.
 void describe_acks(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const ack_waits *>(arg);
-    describe_missing(buf, len, w.op, w.n,
-                     [&w](std::size_t i) { return answered(*w.c, w.a[i]) ? -2 : w.a[i].pe; });
+    missing_pes pes;
+    for (std::size_t i = 0; i < w.n; ++i)
+        if (!answered(*w.c, w.a[i])) pes.add(w.a[i].pe);
+    describe_no_answer(buf, len, w.op, pes);
 }
 // Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
 // A context's own worker is driven here too, as await_requests does (wait_for drives the main

@@ -12,6 +12,7 @@
 #include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 #include "util/put_pack.hpp"
 #include "util/strided.hpp"

@@ -4,9 +4,9 @@
 #include "core/rma.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 
 #include "bootstrap/bootstrap.hpp"
-#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/env.hpp"
@@ -334,9 +334,10 @@ std::uint64_t *finalize_mark() {
     return reinterpret_cast<std::uint64_t *>(reinterpret_cast<char *>(rt.runtime_words) + runtime_area - 8);
 }
 
-// The PEs whose mark is not set, as " 3 5 7", for the messages of a finalize that waits. Direct
-// peers are read in place; the others with a get, given a second to answer (a peer whose transport
-// needs it to progress may not answer: it is then listed as "(no answer)").
+// The PEs whose mark is not set, as " 3 5 7" (the describer: wait_missing.hpp), for the messages
+// of a finalize that waits. Direct peers are read in place; the others with a get, given a second
+// to answer (a peer whose transport needs it to progress may not answer: it is then listed as
+// "(no answer)").
 std::string pes_not_in_finalize(const char *routine) {
     const int n = rt.npes;
     std::vector<int> pes;
@@ -345,45 +346,47 @@ std::string pes_not_in_finalize(const char *routine) {
     std::vector<std::uint64_t> words;
     std::vector<bool> got;
     read_runtime_words(routine, runtime_area / 8 - 1, pes, 1.0, words, got);
-    std::string list;
-    int missing = 0;
-    for (std::size_t i = 0; i < pes.size(); ++i) {
-        if (got[i] && words[i]) continue;
-        if (++missing > 32) continue;  // the first 32 name the problem well enough
-        list.append(" ").append(std::to_string(pes[i])).append(got[i] ? "" : " (no answer)");
-    }
-    if (missing > 32) list.append(" and ").append(std::to_string(missing - 32)).append(" more");
-    return list.empty() ? " none (they are leaving the barrier)" : list;
+    missing_pes list(32);  // the first 32 name the problem well enough
+    for (std::size_t i = 0; i < pes.size(); ++i)
+        if (!got[i] || !words[i]) list.add(pes[i], got[i] ? nullptr : "no answer");
+    return list.text(" none (they are leaving the barrier)");
+}
+
+// The finalize barrier's timeout and notice (the wait loop's spec, below).
+void describe_finalize(const void *arg, char *buf, std::size_t len) {
+    const char *routine = static_cast<const char *>(arg);
+    std::snprintf(buf, len,
+                  "the other PEs to reach shmem_finalize; PEs not there:%s (every PE must call shmem_finalize, "
+                  "or return from main, to end the job)",
+                  pes_not_in_finalize(routine).c_str());
+}
+void notice_finalize(const void *arg, double waited) {
+    const char *routine = static_cast<const char *>(arg);
+    notice("%s (PE %d of %d): waited %.0f s in finalize for PEs that have not reached "
+           "shmem_finalize:%s; still waiting (USHMEM_WAIT_TIMEOUT=s ends the job instead; "
+           "USHMEM_FINALIZE_NOTICE=s sets this notice's delay)",
+           routine, rt.me, rt.npes, waited, pes_not_in_finalize(routine).c_str());
 }
 
 // Every PE must be in finalize before any of them leaves its barrier. Waiting for that is the one
 // wait a program cannot see the reason of (a PE that never calls shmem_finalize, or exited early
 // while the others still wait for it): an MPI non-blocking barrier that, after
 // USHMEM_FINALIZE_NOTICE seconds, names the PEs not there yet, and with USHMEM_WAIT_TIMEOUT ends
-// the job naming them. The world barrier that follows then completes at once.
+// the job naming them. The world barrier that follows then completes at once. The wait loop
+// progresses UCX meanwhile (peers' operations to this PE must still complete); nothing ushmem
+// can wake from ends an MPI request: wait_kind::polled.
 void await_everyone_in_finalize(const char *routine) {
     if (rt.npes == 1 || !bootstrap::usable()) return;
     __atomic_store_n(finalize_mark(), 1, __ATOMIC_RELEASE);
     bootstrap::ibarrier_begin();
-    const double start = now_seconds(), timeout = rt.cfg.wait_timeout;
-    double notice_after = rt.cfg.finalize_notice;
-    for (unsigned long i = 0; !bootstrap::ibarrier_test(); ++i) {
-        transport::progress();  // peers' operations to this PE must still complete
-        if (i > 256) sched_yield();  // an MPI request, not a signal ushmem can wake from
-        const double waited = now_seconds() - start;  // (a vDSO call: cheap beside MPI_Test)
-        if (timeout > 0 && waited > timeout)
-            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for the other PEs to "
-                           "reach shmem_finalize; PEs not there:%s (every PE must call shmem_finalize, "
-                           "or return from main, to end the job)",
-                  waited, pes_not_in_finalize(routine).c_str());
-        if (notice_after > 0 && waited > notice_after) {
-            notice("%s (PE %d of %d): waited %.0f s in finalize for PEs that have not reached "
-                   "shmem_finalize:%s; still waiting (USHMEM_WAIT_TIMEOUT=s ends the job instead; "
-                   "USHMEM_FINALIZE_NOTICE=s sets this notice's delay)",
-                   routine, rt.me, rt.npes, waited, pes_not_in_finalize(routine).c_str());
-            notice_after *= 2;
-        }
-    }
+    if (bootstrap::ibarrier_test()) return;
+    wait_spec s{routine, "the other PEs to reach shmem_finalize", describe_finalize, routine};
+    s.kind = wait_kind::polled;
+    s.parks_at_exit = false;  // (the exit's finalize runs it on the exiting thread)
+    s.notice_after = rt.cfg.finalize_notice;
+    s.notice = notice_finalize;
+    s.notice_arg = routine;
+    wait_loop(s, [](void *) { return bootstrap::ibarrier_test(); }, nullptr);
 }
 } // namespace
 

@@ -1,387 +1,27 @@
-// The waiting policy (wait.hpp; docs/architecture.md, "Waiting").
+// The wait loop, the waits built on it and the exit's parking of waiters (wait.hpp;
+// docs/architecture.md, "Waiting").
 #include "core/wait.hpp"
 
-#include "bootstrap/bootstrap.hpp"
 #include "core/clock.hpp"
 #include "core/compiler.hpp"
-#include "core/env.hpp"
-#include "core/fast_path.hpp"
+#include "core/context.hpp"
+#include "core/lanes.hpp"
 #include "core/log.hpp"
-#include "core/ordering.hpp"
 #include "core/peers.hpp"
 #include "core/route.hpp"
 #include "core/runtime.hpp"
 #include "core/stats.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 
-#include <linux/futex.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <climits>
 #include <cstdio>
+#include <string>
 
 namespace ushmem::core {
-
-wait_config g_wait;
-std::size_t g_wake_off = 0;
-bool g_wake_direct = false;
-
-namespace {
-bool g_lose_wakeups = false;  // inject_lost_wakeups()
-// Blocking is safe for waits on the library's own signals only when something wakes a sleeper for
-// what arrives over UCX too: the progress thread (wake_self), or no UCX traffic to this PE at all.
-bool g_network_waker = true;
-// Everything this PE can wait for arrives as a UCX message (every lane is emulated over active
-// messages, as with UCX_TLS=tcp): it sleeps on the worker's wakeup fd itself. With a
-// progress thread that sleep would otherwise cost two wake-ups per message (the thread's, then
-// the PE's): 4 PEs over tcp on 2 cores spent 180-240 us in a barrier that way.
-bool g_events_only = false;
-int g_local_pes = 1;
-
-// Block mode on a node where nothing but this job's PEs wants to run (more PEs than CPUs, no other
-// load): yielding hands the CPU to one of our own PEs, likely the one awaited, without the cost of
-// two wake-ups (4 PEs over tcp on 2 cores: barrier 135-150 us blocking at once, 80-120 us
-// yielding). Where other processes are runnable (a build beside the job) a yield gives them a whole
-// time slice, so then block at once. The count of runnable threads (/proc/loadavg) is read at most
-// every 10 ms per PE (relaxed atomics: threads of a PE may wait at once; a stale answer is harmless).
-bool node_runs_only_us() {
-    static std::atomic<long> checked_ns{0};
-    static std::atomic<bool> only_us{false};
-    const long now = now_nanos();
-    if (now - checked_ns.load(std::memory_order_relaxed) < 10000000L) return only_us.load(std::memory_order_relaxed);
-    checked_ns.store(now, std::memory_order_relaxed);
-    bool quiet = false;
-    if (FILE *f = std::fopen("/proc/loadavg", "r")) {
-        double a, b, c;
-        int running = 0, total = 0;
-        if (std::fscanf(f, "%lf %lf %lf %d/%d", &a, &b, &c, &running, &total) == 5)
-            quiet = running <= g_local_pes + 1;  // + 1: a launcher daemon or a progress thread
-        std::fclose(f);
-    }
-    only_us.store(quiet, std::memory_order_relaxed);
-    return quiet;
-}
-
-wake_word *own_word() { return reinterpret_cast<wake_word *>(rt.seg[seg_heap].base + g_wake_off); }
-
-// Shared (not _PRIVATE) futex operations: the word lives in the symmetric heap, a shared mapping
-// that same-node peers reach through their own mapping of it.
-long futex_wait(std::uint32_t *addr, std::uint32_t val, long ns) {
-    struct timespec ts{ns / 1000000000L, ns % 1000000000L};
-    return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, nullptr, 0);
-}
-void futex_wake_all(std::uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
-
-void wake(wake_word *w) {
-    if (USHMEM_UNLIKELY(g_lose_wakeups)) return;  // USHMEM_TEST_FAULT=lose_wakeups (tests only)
-    __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
-    futex_wake_all(&w->seq);
-}
-
-// The asynchronous signals (a fault stays deliverable): held while a wait is past its spin.
-const sigset_t &async_signals() {
-    static const sigset_t held = [] {
-        sigset_t set;
-        sigfillset(&set);
-        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) sigdelset(&set, sig);
-        return set;
-    }();
-    return held;
-}
-
-bool parse_spin(const std::string &text, double &out) {
-    std::string err;
-    return parse_seconds(text, out, err);
-}
-} // namespace
-
-void inject_lost_wakeups() { g_lose_wakeups = true; }
-
-void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset) {
-    g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
-    g_wait.oversubscribed = rt.node_cpus > 0 && local_size > rt.node_cpus;
-    const std::string &pol = rt.cfg.wait_policy;
-    if (pol == "auto") {
-        g_wait.mode = g_wait.oversubscribed ? wait_mode::block : wait_mode::spin;
-        g_wait.reason = g_wait.oversubscribed ? "more PEs on the node than CPUs" : "a CPU per PE";
-    } else if (pol == "spin") {
-        g_wait.mode = wait_mode::spin;
-        g_wait.reason = "USHMEM_WAIT_POLICY=spin";
-    } else if (pol == "block") {
-        g_wait.mode = wait_mode::block;
-        g_wait.reason = "USHMEM_WAIT_POLICY=block";
-    } else if (pol == "yield") {
-        g_wait.mode = wait_mode::yield;
-        g_wait.reason = "USHMEM_WAIT_POLICY=yield";
-    } else {
-        fatal(routine, "malformed value USHMEM_WAIT_POLICY='%s': expected one of auto, spin, block, yield",
-              pol.c_str());
-    }
-    // The spin before blocking: long with a CPU per PE (a wait that ends within it keeps today's
-    // speed; the partner of a barrier is usually microseconds away), none when the awaited PE may
-    // need this very CPU: 4 PEs on 2 cores spent 15 us in a barrier spinning 5 us before each
-    // yield, 6-7 us yielding at once (Open MPI's 4.1-4.5 us yields at once too).
-    double spin = g_wait.mode == wait_mode::spin ? 0.002 : g_wait.mode == wait_mode::block ? 0.0 : 0.000002;
-    if (rt.cfg.wait_spin != "auto" && !parse_spin(rt.cfg.wait_spin, spin))
-        fatal(routine, "malformed value USHMEM_WAIT_SPIN='%s': expected 'auto' or seconds (e.g. 0.002, 5e-6)",
-              rt.cfg.wait_spin.c_str());
-    g_wait.spin_ns = long(spin * 1e9);
-    // Writers of direct data must wake what any PE may block on: decided alike everywhere.
-    g_wake_direct = bootstrap::max_u64(g_wait.mode == wait_mode::block ? 1 : 0) != 0;
-    // The C API's inline put (api.hpp) copies without calling core: close the fast paths' gate
-    // (fast_path.hpp) so that every call takes core's path, which wakes.
-    if (g_wake_direct) fast_path_close(fast_path_closer::wakes);
-    // UCX traffic: some peer is on another node, or the node's peers are not reached directly.
-    // Only emulated lanes (active messages: UCX_TLS=tcp) make a message, hence an event, of every
-    // put and atomic; one-sided ones (sysv/posix on the node, RDMA) land in memory silently.
-    const transport::lanes_info &l = transport::lanes();
-    bool ucx_traffic = !rt.cfg.direct || !l.has_shared_memory_rma;
-    bool all_emulated = rt.npes > 1, remote_peers = false;
-    for (int pe = 0; pe < rt.npes; ++pe) {
-        const bool local = !on_other_node(pe);
-        if (!local) remote_peers = true;
-        if (pe != rt.me && (local ? l.has_shared_memory_rma : l.has_network_rdma)) all_emulated = false;
-    }
-    if (remote_peers) ucx_traffic = true;
-    g_network_waker = rt.progress_thread || !ucx_traffic;
-    // Polling while the network is busy (wait_config::remote_poll): with peers on other nodes, and
-    // where every lane is emulated, since then every signal, even a same-node peer's, is a message
-    // through the kernel's sockets that a sleeping PE pays two wake-ups for.
-    g_wait.remote_poll = g_wait.mode == wait_mode::block && (remote_peers || all_emulated);
-    g_local_pes = local_size;
-    g_events_only = all_emulated;
-    // (With peers on other nodes the worker's progress polls their sockets, an epoll_wait, even
-    // where the wait is for a same-node peer's direct signal.)
-    g_wait.no_spin = (all_emulated || remote_peers) && g_wait.spin_ns == 0;
-}
-
-std::string wait_describe() {
-    char buf[224];
-    const char *m = g_wait.mode == wait_mode::spin ? "spin" : g_wait.mode == wait_mode::block ? "block" : "yield";
-    char remote[80] = "";
-    if (g_wait.remote_poll)
-        std::snprintf(remote, sizeof remote, "; polling (yielding) %.0f us while network messages arrive",
-                      double(g_wait.remote_poll_ns) / 1e3);
-    std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s%s", m,
-                  double(g_wait.spin_ns) / 1e3, g_wait.reason,
-                  g_wait.mode == wait_mode::yield ? "" : "; sleepers woken by their signaller", remote);
-    return buf;
-}
-
-void wake_peer_slow(const peer &p) {
-    wake(reinterpret_cast<wake_word *>(p.direct[seg_heap] + g_wake_off));
-}
-
-void wake_peer_unmapped(const peer &p) {
-    if (&p < rt.peers.entry.data() || &p >= rt.peers.entry.data() + rt.peers.entry.size()) return;  // not a world peer
-    if (route_of(p, seg_heap) == route::unresolved) resolve("ushmem (waking a PE)", int(&p - rt.peers.entry.data()), seg_heap);
-    if (p.direct[seg_heap] != nullptr) wake_peer(p);  // not direct (USHMEM_DIRECT=0): nothing sleeps on our stores
-}
-
-void wake_after_rmw_slow(const peer &p) { wake_peer(p); }
-
-void wake_after_store_slow(const peer &p) {
-    // The data must be visible before the sleepers word is read (store-load order): a sleeper
-    // that counted itself after our load re-checks its condition and sees the data.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    wake_peer(p);
-}
-
-bool wake_self() {
-    if (rt.seg[seg_heap].base == 0) return false;
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // the completions just run before the load
-    wake_word *w = own_word();
-    if (__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) == 0) return false;
-    wake(w);
-    return true;
-}
-
-// The clock is first read after 256 polls (16 where the spin is short): most waits of a communication loop end before that,
-// and a clock read (~20 ns) would be a visible part of a 0.3 us barrier. The time of those polls
-// (a few microseconds) is not counted.
-wait_state::wait_state(wait_kind k, unsigned progress_mask, bool awaited_ahead, bool remote)
-    : start_ns_(0), kind_(k), mask_(progress_mask), awaited_ahead_(awaited_ahead), remote_(remote) {}
-
-wait_state::~wait_state() { release_signals(); }
-
-// UCX forbids re-entering ucp_worker_progress (Debian's build asserts), which a signal handler
-// calling exit() inside a progress call would do through the implicit finalize; with UCX_TLS=tcp
-// most signals land there (the call is an epoll_wait). Past its spin a wait therefore progresses
-// with the asynchronous signals held, and lets pending ones in between progress calls at least
-// every 200 us, and before any sleep (or during it: sleep_for_events). Where every progress call
-// is itself a system call (g_events_only: UCX_TLS=tcp) they are held across polls: two sigprocmask
-// calls per poll cost 4 PEs over tcp on 2 cores a tenth of a barrier. Elsewhere around each
-// progress call, before the yield: held across, the restore would be a system call on the path
-// out of every wait (4 PEs on 2 cores, default transports: +4% per barrier and reduction).
-unsigned wait_state::progress_held() {
-    if (!g_events_only) {
-        sigset_t prev;
-        pthread_sigmask(SIG_BLOCK, &async_signals(), &prev);
-        const unsigned n = transport::progress();
-        pthread_sigmask(SIG_SETMASK, &prev, nullptr);
-        return n;
-    }
-    hold_signals();
-    return transport::progress();
-}
-
-void wait_state::hold_signals() {
-    const long now = now_nanos();
-    if (!held_) {
-        pthread_sigmask(SIG_BLOCK, &async_signals(), &saved_);
-        held_ = true;
-        released_ns_ = now;
-    } else if (now - released_ns_ > 200000) {
-        pthread_sigmask(SIG_SETMASK, &saved_, nullptr);  // pending signals are delivered here
-        pthread_sigmask(SIG_BLOCK, &async_signals(), nullptr);
-        released_ns_ = now;
-    }
-}
-
-void wait_state::release_signals() {
-    if (marked_) {
-        transport::pe_waiting(false);
-        marked_ = false;
-    }
-    if (!held_) return;
-    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
-    held_ = false;
-}
-
-double wait_state::waited_seconds() const {
-    return first_ns_ ? double(now_nanos() - first_ns_) * 1e-9 : 0.0;
-}
-
-void wait_state::idle(bool (*cond)(void *), void *arg) {
-    ++polls_;
-    if (spinning_ && !wait_spins_first(awaited_ahead_)) {
-        spinning_ = false;
-        start_ns_ = now_nanos();
-        if (!first_ns_) first_ns_ = start_ns_;
-    }
-    if (spinning_) {
-        // No pause instruction: it delays seeing the signal by up to its latency (~40 ns here).
-        // Traffic served restarts the spin: a target that keeps receiving (a stream of puts
-        // into a PE that waits in a barrier) would otherwise sleep 2 ms into it and leave every
-        // message to a progress thread woken through the kernel (~10 us each on a VM).
-        // (Only with a CPU per PE: where PEs share CPUs the sender may need this one.)
-        if ((polls_ & mask_) == mask_ && transport::progress() != 0 && g_wait.mode == wait_mode::spin) start_ns_ = 0;
-        // The clock every 256 polls (a vDSO call, not free), every 16 where the spin is short.
-        if ((polls_ & (g_wait.spin_ns >= 100000 ? 255u : 15u)) != 0) return;
-        if (start_ns_ == 0) {
-            start_ns_ = now_nanos();
-            if (!first_ns_) first_ns_ = start_ns_;
-            if (g_wait.spin_ns > 0) return;
-        }
-        if (now_nanos() - start_ns_ < g_wait.spin_ns) return;
-        spinning_ = false;
-    }
-    // The slow part: yields and sleeps, with a progress call at every poll where this wait
-    // progresses at every poll (every lane emulated, or a wait that asks for it). A PE runnable
-    // behind other threads (more threads than CPUs) looks idle to the progress thread for a slice;
-    // its takeover then serves nothing that this wait would not serve when it runs, and costs a
-    // wake-up and the worker lock passed back and forth (transport/progress_thread.hpp, pe_waiting). Not where the wait
-    // progresses only every few polls (waits on direct signals): there the thread serves the
-    // network while the PE yields.
-    if (!marked_ && (g_events_only || mask_ == 0)) {
-        transport::pe_waiting(true);
-        marked_ = true;
-    }
-    // Progress with signals held (a signal handler's exit must not re-enter UCX), then look again.
-    // Where signals are not held across polls (not g_events_only), only as often as the wait asks
-    // (`mask_`) until it sleeps: a wait on direct signals needs it rarely, and in the yield phase
-    // each progress call added two sigprocmask calls to the yield (4 PEs on 2 cores, barrier 4.5-
-    // 6.3 us, reduce 3.6-4.1; with the mask 3.5-3.9 and 2.9).
-    const bool due = g_events_only || (polls_ & mask_) == mask_;
-    const unsigned served = due ? progress_held() : 0;
-    if (g_wait.mode == wait_mode::yield) {
-        sched_yield();
-        return;
-    }
-    if (g_wait.remote_poll) {
-        // The network is busy (wait_config::remote_poll): poll, yielding, rather than sleep.
-        const long now = now_nanos();
-        if (served || (remote_ && poll_until_ == 0)) poll_until_ = now + g_wait.remote_poll_ns;
-        if (now < poll_until_) {
-            // A yield every 16 polls (each poll here is a progress call, a system call over tcp):
-            // one per poll doubled the loop's system calls and delayed seeing the answer.
-            if ((polls_ & 15) == 0) sched_yield();
-            return;
-        }
-    }
-    if (yield_until_ < 0) yield_until_ = g_wait.mode == wait_mode::block && node_runs_only_us() ? now_nanos() + 100000 : 0;
-    if (yield_until_ > 0 && now_nanos() < yield_until_) {
-        sched_yield();
-        return;
-    }
-    if (!due) progress_held();  // before a sleep, always: what it finds may be what we wait for
-    if (cond(arg)) return;
-    // How long the sleep may last. Woken by every waker this wait has, the bound only serves the
-    // timeout and exit checks of the caller; without one (user data a plain put writes, on a node
-    // where puts do not wake), slices of a twentieth of the time already waited (20 us to 1 ms):
-    // the wait's end is seen at most ~5% late.
-    const bool woken = (g_network_waker && (kind_ == wait_kind::signalled || g_wake_direct)) ||
-                       ((g_events_only || transport::in_own_wait()) && kind_ == wait_kind::signalled);
-    long ns = 100000000;
-    if (!woken) ns = std::clamp((now_nanos() - first_ns_) / 20, 20000L, 1000000L);
-    wake_word *w = own_word();
-    const std::uint32_t seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
-    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);  // a full barrier before cond's loads
-    if (g_events_only) transport::pe_polling(true);  // before the last look: see transport/sleep.hpp
-    else transport::pe_blocking();  // the progress thread serves the network while we sleep
-    // Wakers that signal with a plain store (collectives' own counters) read `sleepers` without a
-    // fence: their load may pass their store, and see 0 while the store is still in their store
-    // buffer. Looking at the condition for a couple of microseconds after announcing ourselves
-    // outlasts such a drain (hundreds of nanoseconds), so the signal is seen here instead.
-    const long recheck_until = now_nanos() + 2000;
-    bool met = cond(arg);
-    while (!met && now_nanos() < recheck_until) met = cond(arg);
-    // Where what we wait for arrives over the network (g_events_only), sleep on the worker's
-    // wakeup fd: a message ends the sleep at once (a direct-path signaller's futex wake, where
-    // there is one without a progress thread, is seen at the end of the slice).
-    bool roused = false;  // by events or a waker, not by the bound or a signal
-    const long slept_from = USHMEM_UNLIKELY(rt.cfg.debug) && woken ? now_nanos() : 0;
-    if (!met) {
-        // Signals may interrupt the sleep. Over events they are held since progress_held() above:
-        // sleep_for_events lets them in during its ppoll only (it progresses UCX before). The
-        // futex wait calls no UCX, and progress_held() held them only around its progress call.
-        // A wait on a context's own worker (transport::own_wait_scope) is ended by its events: no
-        // futex waker knows that worker, nor does the progress thread.
-        if (g_events_only) roused = transport::sleep_for_events(ns, &saved_);
-        else if (transport::in_own_wait()) roused = transport::sleep_for_own_events(ns, held_ ? &saved_ : nullptr);
-        else roused = futex_wait(&w->seq, seq, ns) == 0 || errno == EAGAIN;  // EAGAIN: seq moved before
-    }
-    if (g_events_only) transport::pe_polling(false);
-    __atomic_fetch_sub(&w->sleepers, 1, __ATOMIC_RELAXED);
-    // Under SHMEM_DEBUG: a sleep that every waker should have ended ran to its bound although
-    // what it waits for had come (a lost wake-up: the job goes on, slowly). Tests look for it.
-    if (USHMEM_UNLIKELY(slept_from != 0) && !met && !roused && now_nanos() - slept_from >= ns && cond(arg))
-        notice("PE %d: missed wake-up: a wait slept to its %.0f ms bound although its condition was met "
-               "(a library bug: please report it)", rt.me, double(ns) / 1e6);
-    if (!roused) return;
-    // Woken (by a message, or by the progress thread for messages it served), the condition maybe
-    // still false: most likely the first message of a stream (a loop of requests to this PE while
-    // it waits in a barrier), which this wait now serves itself for a while instead of costing
-    // every message a wake-up. With a CPU per PE: the spin again (signals let in meanwhile, as in
-    // any spin). Waits that had slept before a stream began paid a wake-up per message for the
-    // rest of the wait: 2 PEs over tcp, an idle target's get 18.3 against 10.5 us, whichever
-    // figure a run happened to settle on.
-    if (g_wait.mode == wait_mode::spin) {
-        release_signals();
-        spinning_ = true;
-        start_ns_ = 0;
-    } else if (g_wait.remote_poll) {
-        poll_until_ = now_nanos() + g_wait.remote_poll_ns;
-    }
-}
 
 namespace {
 // ---- exits during a wait (docs/user-guide.md, "Exit paths and fork") --------------------------
@@ -389,20 +29,24 @@ namespace {
 // handler may call it on the waiting thread itself: the implicit finalize then runs while that wait
 // is still on a stack. Waits elsewhere park for good once the exit has begun (the process is
 // ending), so that the exit's finalize alone drives the worker and nothing reads the heap after it
-// is unmapped. The waits of wait_slow are counted, so that the exit knows when all of them parked.
+// is unmapped. The waits of wait_loop are counted (wait_spec::parks_at_exit), so that the exit knows
+// when all of them parked.
 std::atomic<bool> g_exiting{false};
-std::atomic<int> g_waiters{0};  // threads inside wait_slow
+std::atomic<int> g_waiters{0};  // threads inside wait_loop (parks_at_exit)
 std::atomic<int> g_parked{0};   // of those, parked for the exit
 thread_local bool t_waiting = false;
 thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
 
 struct waiter_scope {
+    bool on;
     bool outer = t_waiting;  // a signal handler's exit may wait inside an interrupted wait
-    waiter_scope() {
+    explicit waiter_scope(bool counted) : on(counted) {
+        if (!on) return;
         t_waiting = true;
         g_waiters.fetch_add(1);  // seq_cst, before the first look at g_exiting (stop_other_waiters)
     }
     ~waiter_scope() {
+        if (!on) return;
         g_waiters.fetch_sub(1);
         t_waiting = outer;
     }
@@ -417,6 +61,8 @@ struct waiter_scope {
 // Bounded: a thread inside the library elsewhere than in a wait is not waited for (docs).
 } // namespace
 
+// (Not through wait_loop: this may run in a signal handler's exit inside a progress call, and the
+// loop progresses UCX. A bounded yield among this PE's own threads.)
 void stop_other_waiters() {
     t_exiting = true;
     g_exiting.store(true);
@@ -426,48 +72,147 @@ void stop_other_waiters() {
     while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
 }
 
+namespace {
+// The one USHMEM_WAIT_TIMEOUT message.
+[[noreturn]] void fail_timeout(const wait_spec &s, double waited) {
+    // Large enough for a collective's list of members (16 named, each with why).
+    char described[2048];
+    const char *what = s.what;
+    if (s.describe) {
+        s.describe(s.describe_arg, described, sizeof described);
+        what = described;
+    }
+    // The default context's list: the one a program's own puts go through (a quiet of another
+    // context, e.g. the collectives', says what it waits for in `what`).
+    missing_pes pending(32);
+    for (int pe : rt.default_ctx.pending_list) pending.add(pe);
+    fatal(s.routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with outstanding "
+                     "operations from this PE on the default context:%s",
+          waited, what, pending.text(" none").c_str());
+}
+} // namespace
 
-void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
-               describe_fn describe, const void *describe_arg, bool user_data, bool remote) {
-    // What the PE does meanwhile (spin, block, yield) is the waiting policy's (core/wait.hpp). The
-    // callers' conditions are the library's own signals and completions, or user data (wait_until):
-    // the latter are woken by plain puts only where the policy made direct writers wake.
-    // (Its callers, wait_for and await_requests, have sent this thread's put packs.)
-    const double timeout = rt.cfg.wait_timeout;
+bool wait_loop(const wait_spec &s, bool (*cond)(void *), void *arg) {
+    // What the PE does meanwhile (spin, block, yield) is the waiting policy's (wait_policy.hpp).
+    // The callers' conditions are the library's own signals and completions, user data
+    // (wait_until: woken by plain puts only where the policy made direct writers wake), or things
+    // nothing signals (wait_kind::polled).
+    const double timeout = s.bound > 0 ? 0 : rt.cfg.wait_timeout;
+    // Whether the clock must be read between polls at all.
+    const bool timed = timeout > 0 || s.deadline > 0 || s.bound > 0 || s.notice_after > 0;
+    double notice_at = s.notice_after;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? now_seconds() : 0;
-    waiter_scope counted;  // for an exit() from another thread or a signal handler
-    wait_state w(user_data ? wait_kind::data : wait_kind::signalled, 0, false, remote);
+    waiter_scope counted(s.parks_at_exit);  // for an exit() from another thread or a signal handler
+    wait_state w(s.kind, s.progress_mask, s.awaited_ahead, s.remote);
     for (unsigned long i = 0;; ++i) {
         // Before the condition: after the exit's finalize the heap it reads may be gone.
-        if (USHMEM_UNLIKELY(g_exiting.load()) && !t_exiting) {
+        if (USHMEM_UNLIKELY(g_exiting.load()) && s.parks_at_exit && !t_exiting) {
             w.release_signals();
             park_for_exit();
         }
         if (cond(arg)) {
+            // (Inside a collective this counts as the collective's time: stats::add_time.)
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, now_seconds() - stats_start);
-            return;
+            return true;
         }
-        w.idle(cond, arg);
+        w.idle(s.kind == wait_kind::polled ? nullptr : cond, arg);
         // Past the spin each idle() may sleep or yield: read the clock every time then, so that a
-        // timeout fires on time.
-        if (timeout > 0 && (w.slow() || (i & 1023) == 0) && w.waited_seconds() > timeout) {
-            char described[512];
-            if (describe) {
-                describe(describe_arg, described, sizeof described);
-                what = described;
-            }
-            // (append, not "lit" + string: GCC 12 at -O3 warns falsely about restrict there)
-            std::string pending;
-            for (int pe : rt.default_ctx.pending_list) pending.append(" ").append(std::to_string(pe));
-            // The default context's list: the one a program's own puts go through (a quiet of
-            // another context, e.g. the collectives', says what it waits for in `what`).
-            fatal(routine, "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for %s; PEs with "
-                           "outstanding operations from this PE on the default context:%s",
-                  w.waited_seconds(), what, pending.empty() ? " none" : pending.c_str());
+        // timeout fires on time; while spinning every 256 polls.
+        if (!timed || !(w.slow() || (i & 255) == 0)) continue;
+        const double waited = w.waited_seconds();
+        if (timeout > 0 && waited > timeout) fail_timeout(s, waited);
+        if (s.bound > 0 && waited > s.bound) return false;
+        if (s.deadline > 0 && now_seconds() > s.deadline) throw wait_deadline_passed{};
+        if (notice_at > 0 && waited > notice_at) {
+            s.notice(s.notice_arg, waited);
+            notice_at *= 2;
         }
     }
 }
 
+void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg, describe_fn describe,
+               const void *describe_arg, bool user_data, bool remote) {
+    // (Its callers, wait_for and wait_described, have sent this thread's put packs.)
+    wait_spec s{routine, what, describe, describe_arg};
+    s.kind = user_data ? wait_kind::data : wait_kind::signalled;
+    s.remote = remote;
+    wait_loop(s, cond, arg);
+}
 
+// ---- UCX requests -------------------------------------------------------------------------------
+namespace {
+struct request_wait {
+    context *c;
+    pending_request *reqs;
+    std::size_t n;
+    const char *op;
+};
+
+bool all_done(const request_wait &w) {
+    for (std::size_t i = 0; i < w.n; ++i)
+        if (transport::request_status(w.reqs[i].request) == transport::status_in_progress) return false;
+    return true;
+}
+
+// The timeout message: which PEs have not answered. Over an emulated transport (UCX_TLS=tcp) a
+// target answers only when it or its progress thread drives UCX, so a stopped or gone PE shows
+// here by number.
+void describe_requests(const void *arg, char *buf, std::size_t len) {
+    const auto &w = *static_cast<const request_wait *>(arg);
+    missing_pes pes;
+    for (std::size_t i = 0; i < w.n; ++i)
+        if (transport::request_status(w.reqs[i].request) == transport::status_in_progress)
+            pes.add(w.reqs[i].pe, w.reqs[i].pe < 0 ? "all PEs of a worker flush" : nullptr);
+    describe_no_answer(buf, len, w.op, pes);
+}
+} // namespace
+
+transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+                            const char *op) {
+    // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
+    // loop of them, polling for an answer to packed puts, must send them here.
+    settle_thread_packs(routine);
+    request_wait w{&c, reqs, n, op};
+    const transport::worker_h wk = worker_of(c);
+    // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then
+    // the common wait: yielding, exit handling, USHMEM_WAIT_TIMEOUT. Where the wait policy does
+    // not spin (g_wait.no_spin: the worker polls sockets, every lane emulated or peers on other
+    // nodes, on a node with more PEs than CPUs) each poll yields too, as Open MPI's progress does
+    // when oversubscribed (no_spin_yield_due): each progress call is a system call, and the PE that
+    // must answer may need this CPU. 4 PEs on 2 cores over tcp, every PE's blocking gets from
+    // every other in turn (SOS's spam all2all_get): 1550-2130 us a round of 3 gets without the
+    // yields, 330-380 with them (OSHMEM 655-690); PE 0's get from PE 3 while the others wait in a
+    // barrier level (37-45 against 34-79 us). A poll that completes the wait does not yield: that
+    // cost a whole turn of the core (a get from a PE on the same core, 4 PEs on 2 cores: 35 us
+    // with it, 25 without). Answers awaited from other nodes only (`remote`): fewer yields, and
+    // the wait polls longer before it blocks (wait.hpp).
+    bool remote = n > 0;
+    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
+    bool done = false;
+    const bool yields = !wait_spins_first(false);
+    for (unsigned i = 0; i < 256 && !(done = all_done(w)); ++i) {
+        transport::progress_both(wk);
+        if (yields && no_spin_yield_due(i, remote) && !(done = all_done(w))) sched_yield();
+    }
+    if (!done) {
+        const transport::own_wait_scope sleeps_watch(wk);
+        wait_slow(
+            routine, op,
+            [](void *a) {
+                auto &rw = *static_cast<request_wait *>(a);
+                const transport::worker_h own = worker_of(*rw.c);
+                if (own != transport::worker()) transport::progress_worker(own);  // wait_slow drives the main one
+                return all_done(rw);
+            },
+            &w, describe_requests, &w, false, remote);
+    }
+    transport::status result = transport::status_ok;
+    for (std::size_t i = 0; i < n; ++i) {
+        transport::status st = transport::request_status(reqs[i].request);
+        if (st != transport::status_ok && result == transport::status_ok) result = st;
+        transport::request_free(wk, reqs[i].request);
+    }
+    return result;
+}
 
 } // namespace ushmem::core

@@ -1,216 +1,85 @@
-// The waiting policy: what a PE does while a wait's condition is false (docs/architecture.md,
-// "Waiting"). Every blocking wait of the library goes through wait_state::idle(): barriers and
-// collectives, wait_until/test loops, signals, locks, quiet and blocking gets.
+// Every wait of the library, in one loop (docs/architecture.md, "Waiting"; wait.cpp): user waits
+// (wait_until and its forms, signal waits, locks: wait_described), replies of blocking gets and
+// atomics and the acknowledgements a quiet awaits (wait_for), UCX requests (await_requests), the
+// collectives' counters and eager broadcasts' completion (coll/frame.cpp: cwait_slow,
+// eager_wait_done), the finalize barrier (runtime.cpp) and the reads of peers' runtime words that
+// describe a timeout (wait_missing.cpp). A caller states its condition and how to describe what
+// is missing (wait_spec); the loop, the policy's spins and sleeps (wait_policy.hpp), the timeout
+// and its USHMEM_WAIT_TIMEOUT message, deadlines and the parking of waiters at an exit exist here
+// once. The hot waits keep their first polls inline (no call, no clock read) and enter the loop
+// only when those fail.
 //
-// Three situations, three behaviours after a first spin:
-//   spin   a core per PE: keep polling (no sched_yield: a yielding PE on a core shared with a
-//          compiler hands it its whole time slice, and sees its signal that much later), then,
-//          after USHMEM_WAIT_SPIN seconds of waiting, block.
-//   block  more PEs than cores (or USHMEM_WAIT_POLICY=block): spin a few microseconds, then sleep
-//          on a futex word in the PE's own runtime area; the PE that completes the wait (its
-//          signal, its store) wakes it, and the progress thread wakes it for what arrives over the
-//          network. The core goes to the PE being waited for, not to whoever is runnable.
-//   yield  the old behaviour (spin briefly, then sched_yield every poll), on request only.
-// "Block" needs a waker on every path that can satisfy the wait: the library's own signals
-// (barriers, collectives, signal ops) always wake; plain direct puts and AMOs wake only when some
-// PE of the node may block on user data (wake_direct: decided alike on every PE at init), so that
-// a put on a dedicated node pays nothing for it. A wait on user data with no waker sleeps in
-// bounded slices instead (wait_kind::data).
+// Not here, on purpose: transport::drive_request (transport/worker.cpp) drives one request with a
+// grace period while endpoints close at finalize (below core, no policy, no timeout message);
+// stop_other_waiters' bounded yield (it runs in an exit, maybe inside a progress call, and must not
+// progress UCX); pack_guard::wait (put_pack.cpp: a thread's hand-over of the packs, microseconds);
+// the team slots' back-off (team.cpp: a retry of a collective protocol, not a wait).
 #pragma once
 
 #include "core/compiler.hpp"
 #include "core/context.hpp"
-#include "core/peers.hpp"
 #include "core/put_pack.hpp"
-#include "core/route.hpp"
+#include "core/wait_policy.hpp"
 #include "transport/transport.hpp"
 
-#include <cstddef>
-#include <string>
+#include <sched.h>
 
-#include <cstdint>
-#include <signal.h>
+#include <cstddef>
 
 namespace ushmem::core {
 
-enum class wait_mode : int { spin, block, yield };
+// Writes what a wait is for into buf (at most len bytes), when its timeout fires: the PEs still
+// missing (wait_missing.hpp), the value seen, ...
+using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
 
-struct wait_config {
-    wait_mode mode = wait_mode::spin;
-    long spin_ns = 2000000;      // spinning before `mode` applies
-    bool oversubscribed = false; // more PEs on the node than CPUs
-    // No spin at all: every poll of this PE's progress is a system call (its worker polls
-    // sockets: all its lanes are emulated over them, or it has peers on other nodes) and the
-    // awaited PE may need this very CPU (spin_ns == 0). A spin of ~20 progress calls per wait cost
-    // 4 PEs over tcp on 2 cores a third of their CPU time. Two simulated hosts of 1 CPU and 2 PEs
-    // each: a ping-pong between the PEs of one host (direct) took 71 us one way spinning, 2.2 not;
-    // across the hosts 20.7-22.5 against 15.9, a barrier 73-75 against 60-63 us.
-    bool no_spin = false;
-    // Block mode on a PE with peers on other nodes, or whose every lane is emulated over sockets
-    // (UCX_TLS=tcp): while the network is busy (this wait awaits an answer from another node, or a
-    // progress call found messages, or the progress thread woke it), the wait polls with a yield
-    // for this long before it sleeps again. What it awaits or serves does not need this CPU (the
-    // yield hands it to a local PE that does), and each sleep costs a message two wake-ups from an
-    // idle CPU (the progress thread's, then the PE's): 2 simulated hosts of 1 CPU and 2 PEs each,
-    // over tcp, put+quiet 35 against 25 us (Open MPI's OSHMEM, whose waits poll: 25 us). Several
-    // round trips of a slow network. On one node over tcp (4 PEs, 2 cores) a collective's
-    // signals come as a burst of messages, each of which found its PE asleep: barrier 86-130 ->
-    // 58-85 us, 8 B reduce 85-88 -> 59-78 us (Open MPI's 76-90 and 78-85).
-    long remote_poll_ns = 200000;
-    bool remote_poll = false;  // block mode, and a PE on another node or every lane emulated (wait_setup)
-    const char *reason = "";     // why this mode (ushmem-info)
-};
-extern wait_config g_wait;
+// Thrown by a wait whose spec's deadline passed (timed collectives: coll/entry.cpp catches it).
+struct wait_deadline_passed {};
 
-// Whether a wait spins before the policy's slow part: always, except where g_wait.no_spin, and
-// there still when the awaited PE is known to be ahead (it never waits for this one).
-inline bool wait_spins_first(bool awaited_ahead) { return !g_wait.no_spin || awaited_ahead; }
-
-// Where a wait does not spin first, its first polls (wait_described, await_requests) each make a
-// progress call and then yield when this says so, so that a PE this one awaits gets the CPU it may
-// share: after each poll, or after every 16th when every awaited PE is on another node (`remote`:
-// those need no CPU here, and a yield, a system call, only delayed seeing their answer: two
-// simulated hosts of 1 CPU and 2 PEs each, a fetch-add across them 16.75 us yielding at each
-// poll, 16.16 every 16th).
-inline bool no_spin_yield_due(unsigned poll, bool remote) { return !remote || (poll & 15) == 15; }
-
-// The futex word and sleeper count of a PE, in its runtime area (own cache line: the signallers
-// read `sleepers` after every signal, and it must stay in their caches while nobody sleeps).
-struct wake_word {
-    std::uint32_t seq;
-    std::uint32_t sleepers;
-};
-constexpr std::size_t wake_area_word = 192;  // word index in the runtime area (bytes 1536..1599)
-
-// At init, once settings, node facts and the runtime area are known. Collective (wake_direct is
-// agreed on by every PE: a writer must wake whatever any reader may block on).
-void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset);
-// USHMEM_TEST_FAULT=lose_wakeups (tests only): this PE wakes no sleeper (wake() returns at once).
-void inject_lost_wakeups();
-std::string wait_describe();  // "block after 5 us (4 PEs on 2 CPUs)" for ushmem-info
-
-// Which wakers a wait can count on.
-enum class wait_kind : int {
-    signalled,  // the library's own signals, UCX completions: block without a bound
-    data,       // user data a plain put may write: blocks only when wake_direct, else sleeps in slices
+// One wait: what it is for and how it may end other than by its condition.
+struct wait_spec {
+    const char *routine;
+    const char *what;                 // for the USHMEM_WAIT_TIMEOUT message, unless `describe`
+    describe_fn describe = nullptr;   // builds `what` only when the timeout fires
+    const void *describe_arg = nullptr;
+    wait_kind kind = wait_kind::signalled;  // which wakers it has (wait_policy.hpp)
+    unsigned progress_mask = 0;       // wait_state: progress on polls where (count & mask) == mask
+    bool awaited_ahead = false;       // wait_state: the awaited PE never waits for this one
+    bool remote = false;              // the answer comes from another node (wait_config::remote_poll_ns)
+    // Counted among the waits an exit parks (stop_other_waiters). The collectives' waits and the
+    // finalize barrier's are not (the exit's own finalize runs them on the exiting thread).
+    bool parks_at_exit = true;
+    double deadline = 0;              // now_seconds() past which it throws wait_deadline_passed (0: none)
+    double bound = 0;                 // > 0: gives up after this many seconds (returns false), no timeout
+    // A notice while it lasts (the finalize barrier): notice(notice_arg, waited) after
+    // `notice_after` seconds, then after twice as long, and so on (0: none).
+    double notice_after = 0;
+    void (*notice)(const void *arg, double waited) = nullptr;
+    const void *notice_arg = nullptr;
 };
 
-// Byte offset of the wake word in the heap (the same on every PE: the runtime area is allocated
-// first, deterministically).
-extern std::size_t g_wake_off;
+// The wait loop: until cond(arg) holds, idles as the policy says (wait_state), ends the job after
+// USHMEM_WAIT_TIMEOUT seconds with the one timeout message ("timed out after X s
+// (USHMEM_WAIT_TIMEOUT) waiting for WHAT; PEs with outstanding operations from this PE on the
+// default context: ..."), throws at its deadline, parks at an exit. Returns false only when a
+// `bound` ran out. The caller has made its first polls.
+bool wait_loop(const wait_spec &s, bool (*cond)(void *), void *arg);
 
-// Wakes `p` if one of its threads sleeps in a wait: after a direct store or atomic that may satisfy
-// it. After an atomic RMW (a full barrier on x86) the sleepers word can be read at once; after
-// plain stores the store must be made visible first (wake_after_store fences).
-// Routes are resolved per segment on first use, so a PE whose first contact with a same-node peer
-// is in static data (an active-set barrier's pSync, a flag in .bss) has not mapped that peer's
-// heap, where the wake word is: wake_peer_unmapped maps it, then wakes. (Returning instead lost
-// the wake-up: OSU's barrier test at 4 PEs on 2 cores slept 100 ms per barrier for its first
-// calls.)
-void wake_peer_slow(const peer &p);
-void wake_peer_unmapped(const peer &p);
-inline void wake_peer(const peer &p) {
-    const char *h = p.direct[seg_heap];
-    if (USHMEM_UNLIKELY(h == nullptr)) return wake_peer_unmapped(p);
-    const auto *w = reinterpret_cast<const wake_word *>(h + g_wake_off);
-    if (USHMEM_UNLIKELY(__atomic_load_n(&w->sleepers, __ATOMIC_RELAXED) != 0)) wake_peer_slow(p);
-}
-// After the library's own signal to `pe` by a route of any kind (a lock hand-over): wakes it when
-// it is reached directly (over UCX its progress thread sees the message and wakes it).
-inline void wake_pe(const char *routine, int pe) {
-    peer &p = target(routine, pe, seg_heap);
-    if (p.how[seg_heap] == route::direct) wake_peer(p);
-}
-// The progress thread's hook (transport::serve's on_events): wake this PE's sleepers; returns
-// whether there were any.
-bool wake_self();
-// Called by the exiting thread before the implicit finalize (runtime.cpp, exit_handler): every
-// other thread waiting in wait_slow parks for good (bounded: 2 s).
-void stop_other_waiters();
-
-// One wait's state. Usage: `wait_state w(kind); while (!cond()) w.idle(cond_fn, arg);`. idle()
-// progresses UCX, then spins, yields or blocks as the policy says (re-checking cond before
-// sleeping); the caller checks its timeout with waited_seconds().
-class wait_state {
-public:
-    // `progress_mask`: while spinning, UCX is progressed on polls where (count & mask) == mask
-    // (0: every poll; waits on direct signals need it rarely).
-    // `awaited_ahead`: see wait_spins_first.
-    // `remote`: the wait is for an answer from another node (wait_config::remote_poll_ns).
-    explicit wait_state(wait_kind k, unsigned progress_mask = 0, bool awaited_ahead = false, bool remote = false);
-    ~wait_state();  // gives back the signals it held
-    wait_state(const wait_state &) = delete;
-    wait_state &operator=(const wait_state &) = delete;
-    void idle(bool (*cond)(void *), void *arg);
-    double waited_seconds() const;
-    // Past the spin: each idle() may take long (a sleep, a yield), so read the clock every time.
-    bool slow() const { return !spinning_; }
-    void release_signals();  // and the pe_waiting mark: before the thread leaves the wait for good (parking for an exit)
-private:
-    unsigned progress_held();
-    void hold_signals();
-    sigset_t saved_;
-    long released_ns_ = 0;
-    bool held_ = false;
-    bool marked_ = false;  // transport::pe_waiting(true) said (the slow part began)
-    long start_ns_;        // start of the current spin (traffic restarts it)
-    long first_ns_ = 0;    // when the wait was first timed: its age for timeouts and sleep slices
-    long poll_until_ = 0;  // block mode, network busy: poll with a yield until then (remote_poll_ns)
-    unsigned long polls_ = 0;
-    bool spinning_ = true;
-    long yield_until_ = -1;  // block mode: end of the yield phase (0: none), -1: not decided yet
-    wait_kind kind_;
-    unsigned mask_;
-    bool awaited_ahead_;
-    bool remote_;
-};
-
-// A PE may sleep in a wait on user data (core/wait.hpp). Where the waiting policy lets some PE of
-// the node block (more PEs than CPUs, or USHMEM_WAIT_POLICY=block), every direct write looks for
-// a sleeper on its target afterwards; elsewhere this is one load of a flag and a branch.
-extern bool g_wake_direct;
-void wake_after_store_slow(const peer &p);
-void wake_after_rmw_slow(const peer &p);
-USHMEM_HOT void wake_after_store(const peer &p) {
-    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_store_slow(p);
-}
-USHMEM_HOT void wake_after_rmw(const peer &p) {
-    if (USHMEM_UNLIKELY(g_wake_direct)) wake_after_rmw_slow(p);
-}
-
-// Wait until cond() holds, progressing UCX, spinning briefly then yielding; ends the job after
-// USHMEM_WAIT_TIMEOUT seconds with a message naming `what`, or, when `describe` is given, what it
-// writes into the buffer (built only then: the PEs still outstanding, the value seen, ...).
+// The common case: the wait of wait_for, named by `what` or described by `describe`.
 // `user_data`: the condition reads memory a plain put may write (wait_until), which wakes a
 // blocked waiter only where the waiting policy made direct writers look for sleepers; the
-// library's own signals and UCX completions always wake it (core/wait.hpp).
-using describe_fn = void (*)(const void *arg, char *buf, std::size_t len);
-// `remote`: what it waits for is an answer from a PE on another node (core/wait.hpp: in block
-// mode it polls for a while before it sleeps).
+// library's own signals and UCX completions always wake it (wait_policy.hpp).
+// `remote`: what it waits for is an answer from a PE on another node (in block mode it polls for
+// a while before it sleeps).
 void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void *arg,
                describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
                bool remote = false);
-// What a timeout adds after "no answer yet from PE n": why a PE may not answer, and, without a
-// progress thread, the setting that makes one answer for a PE that computes (ordering.cpp).
-const char *no_answer_hint();
 
-// UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
-// answer the request needs (-1: several, e.g. a worker flush).
-struct pending_request {
-    void *request;
-    int pe;
-};
-// Waits until UCX completes every request (of `c`'s worker), frees them, and returns the first
-// error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
-// which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
-// or gone is named instead of the wait hanging silently.
-transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
-                            const char *op);
-inline transport::status await_request(const char *routine, context &c, void *request, int pe, const char *op) {
-    pending_request r{request, pe};
-    return await_requests(routine, c, &r, 1, op);
-}
+// Called by the exiting thread before the implicit finalize (runtime.cpp, exit_handler): every
+// other thread waiting in wait_loop parks for good (bounded: 2 s).
+void stop_other_waiters();
 
+// Wait until cond() holds: this thread's put packs sent, 64 inline polls progressing UCX, then
+// the loop (wait_slow).
 template <class Cond>
 inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false,
                      describe_fn describe = nullptr, const void *describe_arg = nullptr) {
@@ -221,6 +90,67 @@ inline void wait_for(const char *routine, const char *what, Cond cond, bool user
     }
     wait_slow(routine, what, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond, describe, describe_arg,
               user_data, remote);
+}
+
+// Waits until cond() holds, like wait_for, but polls first (progressing UCX every 8th poll: the
+// condition is a load, an idle progress call costs tens of ns; at each poll, with yields, where
+// the policy does not spin) and builds the description of the wait for the timeout message only
+// then: a wait that is satisfied within a few microseconds (a ping-pong) never pays for the
+// formatting. describe(buf, len) writes it. (wait_until and its forms, signal waits, locks, the
+// replies of blocking atomics.)
+// `user_data`, `remote`: see wait_slow.
+template <class Cond, class Describe>
+inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
+    settle_thread_packs(routine);
+    // Where the policy does not spin (g_wait.no_spin: the worker polls sockets, every lane
+    // emulated or peers on other nodes, more PEs than CPUs) the data or the reply comes from a PE
+    // that may need this very CPU, and each progress call is a system call: each poll yields
+    // (no_spin_yield_due), as await_requests' do (and Open MPI's when oversubscribed). 4 PEs on 2
+    // cores over tcp, partners on one core: a put-with-signal ping-pong took 60-77 us one way with
+    // the spin, whatever the policy, and a fetch-add 80-83 us, against 10.8 and 25 yielding
+    // (partners on different cores: 6.2 and 11.8-12.2 spinning, 11.4-12.0 and 12.4-12.6 yielding).
+    if (USHMEM_UNLIKELY(!wait_spins_first(false))) {
+        for (unsigned i = 0; i < 256; ++i) {
+            if (cond()) return;
+            if (user_data) {
+                if (transport::progress_answering(cond)) return;
+            } else {
+                transport::progress();
+                if (cond()) return;
+            }
+            if (no_spin_yield_due(i, remote)) sched_yield();
+        }
+    } else {
+        for (int i = 0; i < 1024; ++i) {
+            if (cond()) return;
+            // The condition is cheap; progress is not. A message that satisfies a wait on user
+            // data is acknowledged after this PE's answer (transport::progress_answering).
+            if ((i & 7) == 7) {
+                if (!user_data) transport::progress();
+                else if (transport::progress_answering(cond)) return;
+            }
+        }
+    }
+    char what[256];
+    describe(what, sizeof what);
+    wait_for(routine, what, cond, user_data, remote);
+}
+
+// UCX requests a PE waits for (completion of blocking operations, flushes): `pe` is the PE whose
+// answer the request needs (-1: several, e.g. a worker flush).
+struct pending_request {
+    void *request;
+    int pe;
+};
+// Waits until UCX completes every request (of `c`'s worker), frees them, and returns the first
+// error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
+// which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
+// or gone is named instead of the wait hanging silently. (wait.cpp: first polls, then the loop.)
+transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
+                                 const char *op);
+inline transport::status await_request(const char *routine, context &c, void *request, int pe, const char *op) {
+    pending_request r{request, pe};
+    return await_requests(routine, c, &r, 1, op);
 }
 
 } // namespace ushmem::core

@@ -14,7 +14,6 @@
 //   entry.cpp      the entry points of team.hpp (team and active-set forms)
 #pragma once
 
-#include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 #include "core/messages.hpp"
@@ -78,22 +77,23 @@ void mark_exit(const frame &f);
 inline std::size_t scratch_half(const team &t) { return t.scratch_bytes / 2 / 64 * 64; }
 // ---- waiting ----------------------------------------------------------------------------------
 
-[[noreturn]] void fail_timeout(const frame &f, double waited);
-
 // A timed collective's deadline (coll_deadline_begin; 0: none). Passing it unwinds the
 // collective's algorithm to on_team, which records it; the frame holds nothing to release.
 extern thread_local double t_deadline;
 extern thread_local bool t_gave_up;
-struct deadline_passed {};
+using deadline_passed = wait_deadline_passed;  // what the wait loop throws at t_deadline
 
-// Waits until cond() holds, as the waiting policy says (core/wait.hpp): spin, then sleep until the
-// signaller wakes us (or yield, on request). Signals between direct members are plain stores and
-// atomics: polling needs no UCX progress (still made now and then, for whatever else the program
-// has in flight). Where every progress call is a system call and PEs share CPUs (g_wait.no_spin)
-// a wait does not spin first: the PE it awaits may be behind, waiting for this very CPU. Except
-// with `sender_ahead`: the awaited PE never waits for this one (an eager broadcast's root), its
-// message is on its way, and a yield would cost a context switch for nothing (4 PEs over tcp on 2
-// cores: broadcast 15.6 us yielding at once, 13.2 us spinning first).
+// Waits until cond() holds, as the waiting policy says (core/wait_policy.hpp): spin, then sleep
+// until the signaller wakes us (or yield, on request). Signals between direct members are plain
+// stores and atomics: polling needs no UCX progress (still made now and then, for whatever else
+// the program has in flight). Where every progress call is a system call and PEs share CPUs
+// (g_wait.no_spin) a wait does not spin first: the PE it awaits may be behind, waiting for this
+// very CPU. Except with `sender_ahead`: the awaited PE never waits for this one (an eager
+// broadcast's root), its message is on its way, and a yield would cost a context switch for
+// nothing (4 PEs over tcp on 2 cores: broadcast 15.6 us yielding at once, 13.2 us spinning first).
+// The first polls are inline; then cwait_slow, the wait loop (core/wait.hpp) with the members that
+// keep the collective waiting as its timeout's description and t_deadline as its deadline.
+void cwait_slow(const frame &f, unsigned progress_mask, bool sender_ahead, bool (*cond)(void *), void *arg);
 template <class Cond> void cwait(const frame &f, Cond cond, bool sender_ahead = false) {
     const unsigned every = f.quiet_waits ? 63 : 3;
     const unsigned spin = wait_spins_first(sender_ahead) ? 64 : 1;
@@ -101,18 +101,8 @@ template <class Cond> void cwait(const frame &f, Cond cond, bool sender_ahead = 
         if (cond()) return;
         if ((i & every) == every) transport::progress();
     }
-    const double timeout = rt.cfg.wait_timeout;
-    wait_state w(wait_kind::signalled, every, sender_ahead);
-    for (unsigned long i = 1;; ++i) {
-        if (cond()) return;
-        w.idle([](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
-        if (w.slow() || (i & 255) == 0) {
-            if (timeout > 0 && w.waited_seconds() > timeout) fail_timeout(f, w.waited_seconds());
-            if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
-        }
-    }
+    cwait_slow(f, every, sender_ahead, [](void *a) { return (*static_cast<Cond *>(a))(); }, &cond);
 }
-
 
 // k more signals on counter `id`, consumed (sender_ahead: see cwait)
 void wait_ctr(frame &f, int id, std::uint64_t k, bool sender_ahead = false);

@@ -1,7 +1,6 @@
 // The collectives' frame (a team's or an active set's view of one call), waiting, and the
 // signals and transfers every algorithm is built from (coll.hpp).
 #include "core/coll/coll.hpp"
-#include "core/clock.hpp"
 #include "core/context.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
@@ -11,10 +10,10 @@
 #include "core/rma.hpp"
 #include "core/route.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 #include "util/strided.hpp"
 
-#include <sched.h>
 
 #include <vector>
 
@@ -102,14 +101,15 @@ void finish_as(frame &f) {
         if (f.seen[w]) __atomic_fetch_sub(reinterpret_cast<std::uint64_t *>(f.cbase) + w, f.seen[w], __ATOMIC_ACQ_REL);
 }
 
-// The members that keep this collective from completing, as " 2 (has not reached this call) 3 (no
-// answer: ...)": each member's entry word says which collective it entered last and whether it is
-// still inside it. A member whose word is 0 has entered none since shmem_init (it is in user code
-// or in other library calls: init's own collectives, on other teams, do not count); one at an
-// earlier call of the same group, or out of every collective, has not reached this one; one inside
-// another group's collective is elsewhere; one that does not answer within a second (over an
-// emulated transport a stopped, hung or dead PE cannot) is named so. Members in this very call are
-// waiting too and are not listed.
+namespace {
+// The members that keep this collective from completing, as " PE 2 (has not reached this call)
+// PE 3 (no answer: ...)" (the describer: core/wait_missing.hpp): each member's entry word says
+// which collective it entered last and whether it is still inside it. A member whose word is 0 has
+// entered none since shmem_init (it is in user code or in other library calls: init's own
+// collectives, on other teams, do not count); one at an earlier call of the same group, or out of
+// every collective, has not reached this one; one inside another group's collective is elsewhere;
+// one that does not answer within a second (over an emulated transport a stopped, hung or dead PE
+// cannot) is named so. Members in this very call are waiting too and are not listed.
 std::string members_missing(const frame &f) {
     std::vector<int> pes;
     for (int r = 0; r < f.n; ++r)
@@ -118,8 +118,7 @@ std::string members_missing(const frame &f) {
     std::vector<bool> answered;
     read_runtime_words(f.routine, coll_entry_word, pes, 1.0, words, answered);
     const std::uint64_t mine = my_entry(f);
-    std::string list;
-    int listed = 0;
+    missing_pes list(16, "PE ");
     for (std::size_t i = 0; i < pes.size(); ++i) {
         const char *why = nullptr;
         const std::uint64_t w = words[i];
@@ -128,30 +127,41 @@ std::string members_missing(const frame &f) {
         else if (w >> 48 != mine >> 48) why = w & inside_bit ? "in a collective of another team or active set"
                                                              : "has not reached this call";
         else if ((w & calls_mask) < (mine & calls_mask)) why = "has not reached this call";
-        if (!why) continue;
-        if (++listed > 16) {
-            list += " ...";
-            break;
-        }
-        char buf[96];
-        std::snprintf(buf, sizeof buf, " PE %d (%s)", pes[i], why);
-        list += buf;
+        if (why) list.add(pes[i], why);
     }
-    return list.empty() ? std::string(" none found (every member is in this call: a signal was lost?)") : list;
+    return list.text(" none found (every member is in this call: a signal was lost?)");
 }
 
-[[noreturn]] void fail_timeout(const frame &f, double waited) {
+// What a collective's wait is for, in the USHMEM_WAIT_TIMEOUT message (built when it fires).
+void describe_members(const void *arg, char *buf, std::size_t len) {
+    const frame &f = *static_cast<const frame *>(arg);
     const std::string missing = members_missing(f);
-    fatal(f.routine,
-          "timed out after %.1f s (USHMEM_WAIT_TIMEOUT) waiting for a signal from another PE of the "
-          "%s (%d PEs); the members keeping it waiting:%s. Has every member called the same "
-          "collectives in the same order?",
-          waited, f.legacy() ? "active set" : "team", f.n, missing.c_str());
+    std::snprintf(buf, len,
+                  "a signal from another PE of the %s (%d PEs); the members keeping it waiting:%s. Every "
+                  "member must call the same collectives in the same order",
+                  f.legacy() ? "active set" : "team", f.n, missing.c_str());
 }
 
+// The wait loop's spec of a collective's waits: described by the members missing, ended by the
+// thread's deadline (timed collectives), not parked at an exit (today's behaviour: the exit's
+// own finalize runs collectives on the exiting thread).
+wait_spec coll_spec(const frame &f) {
+    wait_spec s{f.routine, "a signal from another PE of the team", describe_members, &f};
+    s.parks_at_exit = false;
+    s.deadline = t_deadline;
+    return s;
+}
+} // namespace
 
 thread_local double t_deadline = 0;
 thread_local bool t_gave_up = false;
+
+void cwait_slow(const frame &f, unsigned progress_mask, bool sender_ahead, bool (*cond)(void *), void *arg) {
+    wait_spec s = coll_spec(f);
+    s.progress_mask = progress_mask;
+    s.awaited_ahead = sender_ahead;
+    wait_loop(s, cond, arg);
+}
 
 // Waits for k more signals on counter `id` and consumes them.
 void wait_ctr(frame &f, int id, std::uint64_t k, bool sender_ahead) {
@@ -179,49 +189,53 @@ std::uint64_t take_value(frame &f, int id) {
 
 // Waits until every other member's ctr::mbox_done has reached `need`. Direct members' words are
 // loaded; the others' are read with one round of non-blocking gets and a quiet, repeated while some
-// are behind. Nothing signals a change of these words, so between looks the wait polls: it spins
-// briefly, then yields, then sleeps in slices growing with the time waited (a root gets here only
-// when it is a whole mailbox ring ahead of a member, i.e. that member is short of CPU).
-void eager_wait_done(frame &f, std::uint64_t need) {
+// are behind. Nothing signals a change of these words, so the wait loop polls them (a round per
+// poll) and idles between polls as for anything not signalled (wait_kind::polled: spins, yields,
+// then sleeps in slices growing with the time waited): a root gets here only when it is a whole
+// mailbox ring ahead of a member, i.e. that member is short of CPU.
+namespace {
+struct eager_poll {
+    frame *f;
+    std::uint64_t need;
+    std::vector<std::uint64_t> got;
+};
+
+// One round of reads; true when no member is behind.
+bool eager_all_done(void *arg) {
+    eager_poll &e = *static_cast<eager_poll *>(arg);
+    frame &f = *e.f;
     team &t = *f.t;
     const std::size_t off = f.coff + f.cofs(ctr::mbox_done);
-    std::vector<std::uint64_t> got(std::size_t(f.n), 0);
-    const double timeout = rt.cfg.wait_timeout;
-    const long start = now_nanos();
-    for (unsigned long round = 0;; ++round) {
-        bool behind = false, gets = false;
-        for (int r = 0; r < f.n; ++r) {
-            if (r == f.me || t.eager_seen[std::size_t(r)] >= need) continue;
-            const int pe = f.pe(r);
-            peer &p = target(f.routine, pe, f.cseg);
-            if (p.how[f.cseg] == route::direct) {
-                t.eager_seen[std::size_t(r)] =
-                    __atomic_load_n(reinterpret_cast<const std::uint64_t *>(p.direct[f.cseg] + off), __ATOMIC_ACQUIRE);
-            } else {
-                get_ucx(f.routine, g_cctx, p, pe, f.cseg, off, &got[std::size_t(r)], 8, true);
-                gets = true;
-            }
+    bool gets = false;
+    for (int r = 0; r < f.n; ++r) {
+        if (r == f.me || t.eager_seen[std::size_t(r)] >= e.need) continue;
+        const int pe = f.pe(r);
+        peer &p = target(f.routine, pe, f.cseg);
+        if (p.how[f.cseg] == route::direct) {
+            t.eager_seen[std::size_t(r)] =
+                __atomic_load_n(reinterpret_cast<const std::uint64_t *>(p.direct[f.cseg] + off), __ATOMIC_ACQUIRE);
+        } else {
+            get_ucx(f.routine, g_cctx, p, pe, f.cseg, off, &e.got[std::size_t(r)], 8, true);
+            gets = true;
         }
-        if (gets) {
-            quiet(f.routine, g_cctx);
-            for (int r = 0; r < f.n; ++r)
-                if (got[std::size_t(r)] > t.eager_seen[std::size_t(r)]) t.eager_seen[std::size_t(r)] = got[std::size_t(r)];
-        }
-        for (int r = 0; r < f.n; ++r)
-            if (r != f.me && t.eager_seen[std::size_t(r)] < need) behind = true;
-        if (!behind) return;
-        const long waited = now_nanos() - start;
-        if (timeout > 0 && double(waited) * 1e-9 > timeout) fail_timeout(f, double(waited) * 1e-9);
-        if (t_deadline > 0 && now_seconds() > t_deadline) throw deadline_passed{};
-        transport::progress();
-        if (round < 64 && !gets) continue;
-        if (waited < 200000) {
-            sched_yield();
-            continue;
-        }
-        struct timespec ts{0, std::clamp(waited / 20, 20000L, 1000000L)};
-        nanosleep(&ts, nullptr);
     }
+    if (gets) {
+        quiet(f.routine, g_cctx);
+        for (int r = 0; r < f.n; ++r)
+            if (e.got[std::size_t(r)] > t.eager_seen[std::size_t(r)]) t.eager_seen[std::size_t(r)] = e.got[std::size_t(r)];
+    }
+    for (int r = 0; r < f.n; ++r)
+        if (r != f.me && t.eager_seen[std::size_t(r)] < e.need) return false;
+    return true;
+}
+} // namespace
+
+void eager_wait_done(frame &f, std::uint64_t need) {
+    eager_poll e{&f, need, std::vector<std::uint64_t>(std::size_t(f.n), 0)};
+    if (eager_all_done(&e)) return;
+    wait_spec s = coll_spec(f);
+    s.kind = wait_kind::polled;
+    wait_loop(s, eager_all_done, &e);
 }
 
 // ---- signals and transfers --------------------------------------------------------------------
