@@ -1,4 +1,5 @@
-// fence / quiet / pe_quiet over the per-context completion state.
+// fence / quiet / pe_quiet over the per-context completion state, and the per-PE completion
+// routine that quiet_slow, pe_quiet and pe_test (timed.cpp) share (ordering.hpp, pe_owed).
 //
 // A UCX put's completion only means the source buffer is free; delivery at the target is
 // known only after a flush of the endpoint. So quiet flushes exactly the endpoints of PEs that
@@ -15,9 +16,7 @@
 #include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 
-#include <sched.h>
-
-#include <cstdio>
+#include <cstdint>
 #include <vector>
 
 namespace ushmem::core {
@@ -56,89 +55,74 @@ private:
 
 } // namespace
 
-namespace {
-// The acknowledgements awaited from a PE (context::acked_msgs): those of every message counted
-// before the quiet cleared the PE's flag; or (`gets`) the replies to its get batches
-// (put_pack.cpp), every get counted issued by then.
-struct ack_wait {
-    int pe;
-    std::uint64_t until;
-    bool gets;
-};
-bool answered(const context &c, const ack_wait &a) {
-    return a.gets ? gets_answered(c, a.pe, a.until) : acks_answered(c, a.pe, a.until);
+// ---- the per-PE completion (ordering.hpp): quiet_slow, pe_quiet and pe_test ---------------------
+
+void count_owed(const context &c, pe_owed *o, std::size_t n) {
+    bool answers = false;
+    for (std::size_t i = 0; i < n && !answers; ++i) answers = (o[i].bits & (pend_acks | pend_gets)) != 0;
+    if (!answers) return;
+    // The counts read after the clearing stores of the bits (context::note_pending).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::atomic<std::uint64_t> *sent = acks_sent_of(c);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t pe = std::size_t(o[i].pe);
+        if (o[i].bits & pend_acks) o[i].acks = sent[pe].load(std::memory_order_acquire);
+        if (o[i].bits & pend_gets) o[i].gets = c.reply_issued(o[i].pe).load(std::memory_order_relaxed);
+    }
 }
-bool acks_in(const context &c, const ack_wait *a, std::size_t n) {
+
+bool owed_answered(const context &c, const pe_owed &o) {
+    return (!(o.bits & pend_acks) || acks_answered(c, o.pe, o.acks)) &&
+           (!(o.bits & pend_gets) || gets_answered(c, o.pe, o.gets));
+}
+
+namespace {
+bool all_answered(const context &c, const pe_owed *o, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
-        if (!answered(c, a[i])) return false;
+        if (!owed_answered(c, o[i])) return false;
     return true;
 }
-struct ack_waits {
+struct owed_wait {
     const context *c;
-    const ack_wait *a;
+    const pe_owed *o;
     std::size_t n;
     const char *op;
 };
-// As describe_requests: the PEs whose acknowledgements are missing.
-void describe_acks(const void *arg, char *buf, std::size_t len) {
-    const auto &w = *static_cast<const ack_waits *>(arg);
+// The timeout's text: the PEs whose acknowledgements or replies are missing.
+void describe_owed(const void *arg, char *buf, std::size_t len) {
+    const auto &w = *static_cast<const owed_wait *>(arg);
     missing_pes pes;
     for (std::size_t i = 0; i < w.n; ++i)
-        if (!answered(*w.c, w.a[i])) pes.add(w.a[i].pe);
+        if (!owed_answered(*w.c, w.o[i])) pes.add(w.o[i].pe);
     describe_no_answer(buf, len, w.op, pes);
 }
-// Waits for the acknowledgements (after the flushes, which ran meanwhile: both are round trips).
-// A context's own worker is driven here too, as await_requests does (wait_for drives the main
-// one, where the acknowledgements arrive, or, ack_reply, on the context's worker).
-void await_acks(const char *routine, context &c, const ack_wait *a, std::size_t n, const char *op) {
-    if (n == 0 || acks_in(c, a, n)) return;
+// Waits for the acknowledgements and replies (after the flushes, which ran meanwhile: both are
+// round trips). A context's own worker is driven here too, as await_requests does (wait_for drives
+// the main one, where the acknowledgements arrive, or, ack_reply, on the context's worker).
+void await_answers(const char *routine, context &c, const pe_owed *o, std::size_t n, const char *op) {
+    if (all_answered(c, o, n)) return;
     bool remote = true;
-    for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(a[i].pe);
-    const ack_waits w{&c, a, n, op};
+    for (std::size_t i = 0; i < n && remote; ++i)
+        if (o[i].bits & (pend_acks | pend_gets)) remote = on_other_node(o[i].pe);
+    const owed_wait w{&c, o, n, op};
     const transport::worker_h own = c.own_worker ? worker_of(c) : nullptr;
     const transport::own_wait_scope sleeps_watch(own);
     wait_for(
         routine, op,
-        [&c, a, n, own] {
-            // Acknowledgements come to the context's worker (ack_reply) or to the main one, which
-            // wait_for drives.
-            if (acks_in(c, a, n)) return true;
+        [&c, o, n, own] {
+            if (all_answered(c, o, n)) return true;
             if (own) transport::progress_worker(own);
-            return acks_in(c, a, n);
+            return all_answered(c, o, n);
         },
-        false, remote, describe_acks, &w);
+        false, remote, describe_owed, &w);
 }
 } // namespace
 
-void quiet_slow(const char *routine, context &c) {
-    settle_packs(routine, c);  // (packing is off where other threads share the context)
-    std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
-    if (c.thread_safe) g.lock();
-    if (c.pending_list.empty()) return;  // another thread flushed them
+transport::status complete_owed(const char *routine, context &c, pe_owed *o, std::size_t n, std::size_t ep_max,
+                                const char *op) {
+    count_owed(c, o, n);
     transport::status st = transport::status_ok;
     const transport::worker_h w = worker_of(c);
-    // Flags cleared before the flush and before the acknowledgement counts are read: see
-    // context::note_pending (the fence orders the clearing stores before the counts' loads).
-    short_list<int> flush_pes;
-    short_list<ack_wait> acks;
-    for (int pe : c.pending_list) {
-        std::uint8_t &f = c.pending[std::size_t(pe)];
-        std::uint8_t bits = __atomic_load_n(&f, __ATOMIC_RELAXED);
-        __atomic_store_n(&f, std::uint8_t(0), __ATOMIC_RELAXED);
-        // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
-        // it. Whatever it was, complete it now.
-        if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0) | (c.pack_item ? pend_gets : 0));
-        if (bits & pend_flush) flush_pes.push(pe);
-        if (bits & pend_acks) acks.push({pe, 0, false});
-        if (bits & pend_gets) acks.push({pe, 0, true});
-    }
-    if (acks.size()) {
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        const std::atomic<std::uint64_t> *sent = acks_sent_of(c);
-        for (ack_wait &a : acks)
-            a.until = a.gets ? c.reply_issued(a.pe).load(std::memory_order_relaxed)
-                             : sent[std::size_t(a.pe)].load(std::memory_order_acquire);
-    }
     short_list<pending_request> reqs;
     auto add = [&](void *r, int pe) {
         if (r == nullptr) return;  // nothing was outstanding there
@@ -148,16 +132,42 @@ void quiet_slow(const char *routine, context &c) {
         }
         reqs.push({r, pe});
     };
-    if (flush_pes.size() > std::size_t(rt.cfg.quiet_ep_max)) {
+    std::size_t flushes = 0;
+    for (std::size_t i = 0; i < n; ++i) flushes += (o[i].bits & pend_flush) ? 1 : 0;
+    if (flushes > ep_max) {
         add(transport::worker_flush(w), -1);
-    } else {
-        for (int pe : flush_pes) add(transport::ep_flush(w, ep_of(c, pe)), pe);
+    } else if (flushes) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (o[i].bits & pend_flush) add(transport::ep_flush(w, ep_of(c, o[i].pe)), o[i].pe);
     }
     if (reqs.size()) {
-        transport::status s2 = await_requests(routine, c, reqs.begin(), reqs.size(), "a quiet");
+        const transport::status s2 = await_requests(routine, c, reqs.begin(), reqs.size(), op);
         if (st == transport::status_ok) st = s2;
     }
-    await_acks(routine, c, acks.begin(), acks.size(), "a quiet");
+    await_answers(routine, c, o, n, op);
+    return st;
+}
+
+void quiet_slow(const char *routine, context &c) {
+    settle_packs(routine, c);  // (packing is off where other threads share the context)
+    std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
+    if (c.thread_safe) g.lock();
+    if (c.pending_list.empty()) return;  // another thread flushed them
+    // Flags cleared before the flush and before the acknowledgement counts are read: see
+    // context::note_pending (complete_owed's fence orders the clearing stores before the counts'
+    // loads).
+    short_list<pe_owed> owed;
+    for (int pe : c.pending_list) {
+        std::uint8_t &f = c.pending[std::size_t(pe)];
+        std::uint8_t bits = __atomic_load_n(&f, __ATOMIC_RELAXED);
+        __atomic_store_n(&f, std::uint8_t(0), __ATOMIC_RELAXED);
+        // Listed with no bit: a quiet that ended by an exception (a C++ deadline) after clearing
+        // it. Whatever it was, complete it now.
+        if (!bits) bits = std::uint8_t(pend_flush | (c.acked_msgs ? pend_acks : 0) | (c.pack_item ? pend_gets : 0));
+        owed.push({pe, bits, 0, 0});
+    }
+    transport::status st =
+        complete_owed(routine, c, owed.begin(), owed.size(), std::size_t(rt.cfg.quiet_ep_max), "a quiet");
     c.pending_list.clear();
     c.pending_list_changed();
     if (st == transport::status_ok) st = transport::take_async_error();
@@ -171,24 +181,10 @@ void pe_quiet(const char *routine, context &c, int pe) {
     std::unique_lock<std::mutex> g(c.lock, std::defer_lock);
     if (c.thread_safe) g.lock();
     if (!c.pending[std::size_t(pe)]) return;  // another thread flushed it
-    const transport::worker_h w = worker_of(c);
-    const std::uint8_t bits = c.pending[std::size_t(pe)];
+    pe_owed o{pe, c.pending[std::size_t(pe)], 0, 0};
     __atomic_store_n(&c.pending[std::size_t(pe)], 0, __ATOMIC_RELAXED);  // before the flush and the count
-    ack_wait acks[2];
-    std::size_t n_acks = 0;
-    if (bits & (pend_acks | pend_gets)) {  // the counts read after the clearing store (quiet_slow)
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (bits & pend_acks)
-            acks[n_acks++] = {pe, acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire), false};
-        if (bits & pend_gets) acks[n_acks++] = {pe, c.reply_issued(pe).load(std::memory_order_relaxed), true};
-    }
-    transport::status st = transport::status_ok;
-    if (bits & pend_flush) {
-        void *r = transport::ep_flush(w, ep_of(c, pe));
-        if (transport::is_error(r)) st = transport::error_of(r);
-        else if (r) st = await_request(routine, c, r, pe, "a quiet of one PE");
-    }
-    await_acks(routine, c, acks, n_acks, "a quiet of one PE");
+    // Its endpoint's flush, never the worker's (SIZE_MAX).
+    transport::status st = complete_owed(routine, c, &o, 1, SIZE_MAX, "a quiet of one PE");
     for (std::size_t i = 0; i < c.pending_list.size(); ++i)
         if (c.pending_list[i] == pe) {
             c.pending_list[i] = c.pending_list.back();

@@ -4,7 +4,11 @@
 #include "core/compiler.hpp"
 #include "core/context.hpp"
 
+#include "transport/transport.hpp"
+
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 
 namespace ushmem::core {
 
@@ -47,5 +51,25 @@ inline void quiet(const char *routine, context &c) {
     quiet_slow(routine, c);
 }
 void pe_quiet(const char *routine, context &c, int pe);
+
+// ---- the per-PE completion: one routine for quiet_slow, pe_quiet (blocking) and pe_test (testing)
+// What a PE owes a context's completion, as its pend_* bits say (context.hpp): a flush of its
+// endpoint (pend_flush), the acknowledgements of the messages counted sent up to `acks`
+// (pend_acks), the replies of the gets counted issued up to `gets` (pend_gets).
+struct pe_owed {
+    int pe;
+    std::uint8_t bits;
+    std::uint64_t acks, gets;
+};
+// Reads the counts owed, for the bits of each entry: after a full fence, so that they are read
+// after the stores that cleared the bits (context::note_pending).
+void count_owed(const context &c, pe_owed *o, std::size_t n);
+// The test: whether the acknowledgements and replies counted have come (not the flush).
+bool owed_answered(const context &c, const pe_owed &o);
+// The blocking form: counts, flushes the endpoints of the entries with pend_flush (one worker
+// flush above `ep_max` of them), awaits the requests and then the answers; `op` names the wait in
+// the timeout's message. Returns the first transport error (status_ok if none).
+transport::status complete_owed(const char *routine, context &c, pe_owed *o, std::size_t n, std::size_t ep_max,
+                                const char *op);
 void fence(const char *routine, context &c);
 } // namespace ushmem::core

@@ -1,4 +1,5 @@
-// Non-blocking per-PE completion test (see timed.hpp).
+// Non-blocking per-PE completion test (see timed.hpp), the testing form of the per-PE completion
+// routine (ordering.hpp: count_owed, owed_answered; pe_quiet completes).
 //
 // A quiet cannot be interrupted once ucp_ep_flush_nbx's request is waited for, so the test posts
 // the flush with a callback and only polls: the callback records the outcome in a probe slot
@@ -49,16 +50,13 @@ bool pe_test(const char *routine, context &c, int pe) {
     if (!bits) return true;
     if (bits & (pend_acks | pend_gets)) {
         // Acknowledged messages (context::acked_msgs): done once every one counted so far is in;
-        // get batches (put_pack.cpp): once every get counted issued so far has its reply.
-        const std::uint64_t sent = acks_sent_of(c)[std::size_t(pe)].load(std::memory_order_acquire);
-        const std::uint64_t issued = c.reply_issued(pe).load(std::memory_order_relaxed);
-        auto in = [&] {
-            return (!(bits & pend_acks) || acks_answered(c, pe, sent)) &&
-                   (!(bits & pend_gets) || gets_answered(c, pe, issued));
-        };
-        if (!in()) {
+        // get batches (put_pack.cpp): once every get counted issued so far has its reply. The
+        // per-PE completion's test (ordering.hpp); the bits stay set until pe_quiet below.
+        pe_owed o{pe, bits, 0, 0};
+        count_owed(c, &o, 1);
+        if (!owed_answered(c, o)) {
             transport::progress_both(worker_of(c));
-            if (!in()) return false;
+            if (!owed_answered(c, o)) return false;
         }
         if (!(bits & pend_flush)) {
             pe_quiet(routine, c, pe);  // clears the flag; its wait finds the acknowledgements in
