@@ -4,7 +4,7 @@
 // without core's full path; closed (0), every call takes the full path (api/rma.cpp's put_full...),
 // which validates the PE, counts the operation and wakes a sleeping target.
 //
-// Each reason to close it is named here, set once at init (runtime.cpp, wait.cpp) and never
+// Each reason to close it is named here, set once at init (runtime.cpp, stats.cpp, wait_policy.cpp) and never
 // reopened while the library runs; none of them is a statistics switch in disguise:
 //   counted  USHMEM_STATS: every operation is counted (stats.hpp);
 //   checked  SHMEM_DEBUG: every call's arguments are checked;

@@ -127,7 +127,7 @@ std::string info_report(const char *routine, bool json, bool header) {
     int local = 0;
     for (int pe = 0; pe < rt.npes; ++pe)
         if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
-    // What waits do follows from this (core/wait.hpp): with more PEs than CPUs they sleep early.
+    // What waits do follows from this (core/wait_policy.hpp): with more PEs than CPUs they sleep early.
     bool oversubscribed = rt.node_cpus > 0 && local > rt.node_cpus;
     const transport::lanes_info &l = transport::lanes();
 

@@ -136,7 +136,7 @@ void clear_lock(const char *routine, long *lock) {
     }
     // Hand over: clear the successor's WAIT bit.
     amo_fetching<std::uint32_t>(routine, c, amo::fetch_add, l.node, wait_bit, 0, int(next - 1));
-    wake_pe(routine, int(next - 1));  // it sleeps in set_lock, maybe (core/wait.hpp)
+    wake_pe(routine, int(next - 1));  // it sleeps in set_lock, maybe (core/wait_policy.hpp)
     reset_node(routine, l, 0);
 }
 

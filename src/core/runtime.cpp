@@ -47,7 +47,7 @@ namespace ushmem::core {
 
 namespace {
 // Symmetric bytes the runtime keeps for itself (rt.runtime_words points at them): the heap check's
-// words (heap_check_word), the wake area (wait.hpp), the collective entry word (coll_entry_word),
+// words (heap_check_word), the wake area (wait_policy.hpp), the collective entry word (coll_entry_word),
 // the finalize mark (the last 8). Words 0-127 are unused (a barrier that no longer exists had them;
 // the others keep their places).
 constexpr std::size_t runtime_area = 4096;

@@ -15,7 +15,7 @@ namespace ushmem::transport {
 // message of a communication loop would wake a thread that has nothing to do but preempt the PE
 // (the PE's core is usually the only one it can run on). Requires share_main_worker().
 // `on_events` (may be null) runs after every progress call that found work: the core wakes a PE
-// blocked in a wait there (core/wait.cpp), since it is the thread that sees the network's messages.
+// blocked in a wait there (core/wait_policy.cpp), since it is the thread that sees the network's messages.
 // It returns whether it woke a thread of the PE (which then wants the CPU: no poll after it).
 // `held_work` (may be null) runs at every look of the thread, parked or about to sleep: the core
 // sends what its PE holds back while it computes (put packs), and returns within how many ns it

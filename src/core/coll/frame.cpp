@@ -266,7 +266,7 @@ void signal_after(frame &f, int r, int id, bool data_ucx, bool data_direct) {
         // A plain store, not xchg: a locked operation on the line the target spins on waits for
         // its transfer (+0.15 us per barrier here), a store leaves through the store buffer. The
         // sleepers word may then be read before the store is visible; a target that goes to sleep
-        // meanwhile re-checks its condition for a while after announcing itself (wait.cpp), which
+        // meanwhile re-checks its condition for a while after announcing itself (wait_policy.cpp), which
         // outlasts any store buffer's drain.
         if (own) __atomic_store_n(w, ++f.sent[r], __ATOMIC_RELEASE);
         else __atomic_fetch_add(w, 1, __ATOMIC_RELEASE);
