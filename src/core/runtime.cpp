@@ -383,6 +383,7 @@ void await_everyone_in_finalize(const char *routine) {
     wait_spec s{routine, "the other PEs to reach shmem_finalize", describe_finalize, routine};
     s.kind = wait_kind::polled;
     s.parks_at_exit = false;  // (the exit's finalize runs it on the exiting thread)
+    s.stats_time = false;
     s.notice_after = rt.cfg.finalize_notice;
     s.notice = notice_finalize;
     s.notice_arg = routine;

@@ -101,7 +101,7 @@ bool wait_loop(const wait_spec &s, bool (*cond)(void *), void *arg) {
     // Whether the clock must be read between polls at all.
     const bool timed = timeout > 0 || s.deadline > 0 || s.bound > 0 || s.notice_after > 0;
     double notice_at = s.notice_after;
-    const double stats_start = USHMEM_UNLIKELY(stats::enabled) ? now_seconds() : 0;
+    const double stats_start = USHMEM_UNLIKELY(stats::enabled) && s.stats_time ? now_seconds() : 0;
     waiter_scope counted(s.parks_at_exit);  // for an exit() from another thread or a signal handler
     wait_state w(s.kind, s.progress_mask, s.awaited_ahead, s.remote);
     for (unsigned long i = 0;; ++i) {
@@ -111,7 +111,6 @@ bool wait_loop(const wait_spec &s, bool (*cond)(void *), void *arg) {
             park_for_exit();
         }
         if (cond(arg)) {
-            // (Inside a collective this counts as the collective's time: stats::add_time.)
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, now_seconds() - stats_start);
             return true;
         }

@@ -48,6 +48,9 @@ struct wait_spec {
     // Counted among the waits an exit parks (stop_other_waiters). The collectives' waits and the
     // finalize barrier's are not (the exit's own finalize runs them on the exiting thread).
     bool parks_at_exit = true;
+    // Counted as wait time in USHMEM_STATS (stats::t_wait). Not the collectives' waits (their time
+    // is the collective's, where one is timed), nor finalize's or a timeout message's.
+    bool stats_time = true;
     double deadline = 0;              // now_seconds() past which it throws wait_deadline_passed (0: none)
     double bound = 0;                 // > 0: gives up after this many seconds (returns false), no timeout
     // A notice while it lasts (the finalize barrier): notice(notice_arg, waited) after

@@ -72,6 +72,7 @@ void read_runtime_words(const char *routine, std::size_t word, const std::vector
             wait_spec s{routine, "the answer of a PE to a read of its state"};
             s.kind = wait_kind::polled;
             s.parks_at_exit = false;  // (it runs inside a timeout's message, maybe during an exit)
+            s.stats_time = false;
             s.bound = left > 1e-9 ? left : 1e-9;
             wait_loop(s, answered_now, &a);
         }

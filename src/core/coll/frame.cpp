@@ -143,12 +143,14 @@ void describe_members(const void *arg, char *buf, std::size_t len) {
 }
 
 // The wait loop's spec of a collective's waits: described by the members missing, ended by the
-// thread's deadline (timed collectives), not parked at an exit (today's behaviour: the exit's
-// own finalize runs collectives on the exiting thread).
+// thread's deadline (timed collectives), not parked at an exit (the exit's own finalize runs
+// collectives on the exiting thread) and not counted as wait time (statistics count the
+// collective's).
 wait_spec coll_spec(const frame &f) {
     wait_spec s{f.routine, "a signal from another PE of the team", describe_members, &f};
     s.parks_at_exit = false;
     s.deadline = t_deadline;
+    s.stats_time = false;
     return s;
 }
 } // namespace
