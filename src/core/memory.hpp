@@ -13,7 +13,7 @@ namespace ushmem::core {
 constexpr std::size_t heap_check_word = 128;
 // Word coll_entry_word of the runtime area: the collective this PE entered last, as
 // coll_entry(group, calls): a timed-out collective reads the members' words to name those that
-// never reached it (coll/frame.cpp, with read_runtime_words: wait_missing.hpp).
+// never reached it (coll/frame.cpp, with read_runtime_words: peer_words.hpp).
 constexpr std::size_t coll_entry_word = 256;
 // At init, once the runtime's own blocks are allocated: the program's calls are counted from here.
 void heap_calls_start();

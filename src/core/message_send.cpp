@@ -10,6 +10,7 @@
 #include "core/route.hpp"
 #include "core/state.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 
 #include <cinttypes>
@@ -44,7 +45,7 @@ bool inflight_room(void *arg) {
     const auto &w = *static_cast<const inflight_state *>(arg);
     if (!inflight_over(*w.c, w.pe, w.n)) return true;
     // Acknowledgements come to the main worker, which wait_slow drives, or (ack_reply) to the
-    // context's own, driven here as await_acks does.
+    // context's own, driven here as complete_owed's wait does (ordering.cpp).
     if (w.own) transport::progress_worker(w.own);
     return !inflight_over(*w.c, w.pe, w.n);
 }

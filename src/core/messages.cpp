@@ -15,6 +15,7 @@
 #include "core/put_pack.hpp"
 #include "core/route.hpp"
 #include "core/wait.hpp"
+#include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 #include "util/copy.hpp"
 #include "util/put_pack.hpp"

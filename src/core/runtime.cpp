@@ -4,6 +4,7 @@
 #include "core/rma.hpp"
 #include "core/runtime.hpp"
 #include "core/wait.hpp"
+#include "core/peer_words.hpp"
 #include "core/wait_missing.hpp"
 
 #include "bootstrap/bootstrap.hpp"

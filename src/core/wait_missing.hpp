@@ -5,9 +5,7 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <string>
-#include <vector>
 
 namespace ushmem::core {
 
@@ -35,12 +33,5 @@ void describe_no_answer(char *buf, std::size_t len, const char *op, const missin
 // What a timeout adds after "no answer yet from PE n": why a PE may not answer, and, without a
 // progress thread, the setting that makes one answer for a PE that computes.
 const char *no_answer_hint();
-
-// Reads word `word` of the runtime area of each PE in `pes`: direct peers in place, the others
-// with a get given `answer_s` seconds to answer (over an emulated transport a stopped or dead peer
-// never answers). out[i]: the value, answered[i]: whether it came. (The describers of collectives
-// and of finalize read what their peers are doing this way.)
-void read_runtime_words(const char *routine, std::size_t word, const std::vector<int> &pes, double answer_s,
-                        std::vector<std::uint64_t> &out, std::vector<bool> &answered);
 
 } // namespace ushmem::core

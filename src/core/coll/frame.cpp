@@ -10,6 +10,7 @@
 #include "core/rma.hpp"
 #include "core/route.hpp"
 #include "core/wait.hpp"
+#include "core/peer_words.hpp"
 #include "core/wait_missing.hpp"
 #include "transport/transport.hpp"
 #include "util/strided.hpp"
