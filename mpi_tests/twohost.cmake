@@ -150,3 +150,8 @@ if(TARGET mpi_cxx_values)
                     LABELS twohost cpp)
   endforeach()
 endif()
+# A heap that grows (issue #51): chunks reached directly on the host and by their rkeys across.
+ushmem_mpi_test(heap_grow PROGRAM heap_grow ARGS grow NP 4 CONFIGS twohost
+                ENV SHMEM_SYMMETRIC_SIZE=4M USHMEM_HEAP_CHUNK=2M TIMEOUT 300 LABELS "twohost;heap")
+ushmem_mpi_test(heap_grow_fail PROGRAM heap_grow ARGS fail NP 4 CONFIGS twohost
+                ENV SHMEM_SYMMETRIC_SIZE=4M USHMEM_HEAP_CHUNK=2M USHMEM_HEAP_MAX=16M TIMEOUT 300 LABELS "twohost;heap")

@@ -290,28 +290,30 @@ void put_signal(const char *routine, context &c, void *dest, const void *src, st
         fatal(routine, "the signal %p overlaps the destination [%p, %p); they must not overlap",
               static_cast<void *>(sig_addr), dest, static_cast<void *>(static_cast<char *>(dest) + n));
     const amo sop = op == int(sig_op::set) ? amo::set : amo::add;
-    if (n && route_of(p, ds) == route::unresolved) resolve(routine, pe, ds);
+    // The destination's entry: the signal's, unless one of them lies in a grown heap chunk, which
+    // has its own (route.hpp, target). Addresses (rbase) are the same in both.
+    peer &dp = n && ds != ss ? target(routine, pe, ds) : p;
     if (p.how[ss] == route::ucx && p.msg_signals &&
-        (n <= signal_message_max || (c.acked_msgs && p.msg_puts && bulk_size(n))) && (!n || p.how[ds] == route::ucx)) {
+        (n <= signal_message_max || (c.acked_msgs && p.msg_puts && bulk_size(n))) && (!n || dp.how[ds] == route::ucx)) {
         // Where the peer's atomics are emulated: data and signal in one message (messages.hpp; a
         // bulk one from USHMEM_BULK_MIN on, whose signal is applied once its data is in), that of
         // the context's open pack to the PE if any (the signal's record last: applied after the
         // data and the packed puts, as a signal message after the pack would be).
         if (c.acked_msgs && p.msg_puts &&
-            send_signal_in_pack(routine, c, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
+            send_signal_in_pack(routine, c, pe, dp.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal,
                                 record_kind(sop)))
             return;
         // (put_signal_nbi: its source is lent, as a put_nbi's: rma.cpp, put_ucx.)
-        signal_message(routine, c, p, pe, p.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop), nbi);
+        signal_message(routine, c, p, pe, dp.rbase[ds] + doff, src, n, p.rbase[ss] + soff, signal, message_op(sop), nbi);
         return;
     }
     bool data_ucx = false;
     if (n) {
-        if (p.how[ds] == route::direct) {
-            std::memcpy(p.direct[ds] + doff, src, n);
+        if (dp.how[ds] == route::direct) {
+            std::memcpy(dp.direct[ds] + doff, src, n);
             c.note_direct();
         } else {
-            put_ucx(routine, c, p, pe, ds, doff, src, n, nbi);
+            put_ucx(routine, c, dp, pe, ds, doff, src, n, nbi);
             data_ucx = true;
         }
     }

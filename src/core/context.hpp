@@ -22,6 +22,9 @@ namespace ushmem::core {
 struct context_lanes {
     transport::worker_h worker = nullptr;
     std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
+    // Per PE, its grown heap's chunk entries on this worker (rkeys unpacked on this worker's
+    // endpoint), allocated on first use of one (own_ucx_peer); used by the context's thread only.
+    std::vector<std::vector<peer>> chunk_peers;
     // Acknowledged messages from this worker (context::acked_msgs), per PE, as rt.peers.acks_sent and
     // rt.peers.acks_done for the main worker: its own endpoint per PE delivers them in order, and their
     // acknowledgements, batched by the target, come to the main worker tagged with this stream

@@ -8,6 +8,12 @@
 // The settings struct, the parser, SHMEM_INFO's listing and the docs table all come from here.
 USHMEM_ENV(symmetric_size, "SHMEM_SYMMETRIC_SIZE", size, "256M", "1", "",
            "Bytes of symmetric heap per PE (at least 1; K/M/G/T suffixes). Backed by 2 MiB huge pages when the pool has them. The same on every PE (checked at init, as is that the machine can hold it).")
+USHMEM_ENV(heap_grow, "USHMEM_HEAP_GROW", boolean, "1", "", "",
+           "Grow the symmetric heap when a collective allocation does not fit: every PE maps the next chunk(s) (USHMEM_HEAP_CHUNK) at the same address, up to USHMEM_HEAP_MAX; SHMEM_SYMMETRIC_SIZE is then the initial size. Existing blocks never move. Needs the heap at the same address on every PE (USHMEM_HEAP_ADDRESS not 'any'). 0: the fixed heap of SHMEM_SYMMETRIC_SIZE, as before. The same on every PE (checked at init).")
+USHMEM_ENV(heap_max, "USHMEM_HEAP_MAX", size, "0", "0", "",
+           "Bytes of address space reserved for the symmetric heap per PE, the most it can grow to (USHMEM_HEAP_GROW; K/M/G/T suffixes). Reserving costs no memory: chunks are only backed when mapped. 0 (default): the node's memory divided by its PEs, at most 64G and at least the initial heap. A value below the initial heap leaves no room to grow. The same on every PE (checked at init).")
+USHMEM_ENV(heap_chunk, "USHMEM_HEAP_CHUNK", size, "64M", "2M", "1T",
+           "Bytes by which the symmetric heap grows (USHMEM_HEAP_GROW): a power of two from 2M to 1T; a larger allocation maps a multiple of it at once, one UCX memory handle per growth. Each growth costs a collective exchange; a peer's per-chunk table costs 64 bytes per chunk of the reservation (USHMEM_HEAP_MAX / this) once that peer's grown heap is used. The same on every PE (checked at init).")
 USHMEM_ENV(debug, "SHMEM_DEBUG", boolean, "0", "", "",
            "Enable costly argument checks (e.g. overlapping buffers, also in a put or get to the PE itself; the same arguments on every PE of a symmetric allocation, collective or team split) and debug messages. The same on every PE (checked at init).")
 USHMEM_ENV(info, "SHMEM_INFO", boolean, "0", "", "",

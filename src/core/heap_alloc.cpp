@@ -1,6 +1,7 @@
 #include "core/heap_alloc.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace ushmem::core {
 
@@ -8,6 +9,7 @@ void heap_allocator::reset(std::size_t size) {
     capacity_ = size & ~(default_alignment - 1);
     free_.clear();
     used_.clear();
+    edges_.clear();
     free_bytes_ = capacity_;
     if (capacity_) free_.emplace(0, capacity_);
 }
@@ -16,7 +18,7 @@ std::optional<std::size_t> heap_allocator::allocate(std::size_t size, std::size_
     if (alignment == 0 || (alignment & (alignment - 1))) return std::nullopt;
     if (alignment < default_alignment) alignment = default_alignment;
     if (size == 0) size = 1;  // distinct blocks for zero-size requests keep free() simple
-    if (size > capacity_) return std::nullopt;
+    if (size > capacity_ || size > SIZE_MAX / 2) return std::nullopt;
     size = round_up(size, default_alignment);
     for (auto it = free_.begin(); it != free_.end(); ++it) {
         std::size_t start = it->first, len = it->second;
@@ -35,7 +37,7 @@ std::optional<std::size_t> heap_allocator::allocate(std::size_t size, std::size_
 
 void heap_allocator::insert_free(std::size_t off, std::size_t len) {
     auto next = free_.lower_bound(off);
-    if (next != free_.begin()) {
+    if (next != free_.begin() && !edges_.count(off)) {
         auto prev = std::prev(next);
         if (prev->first + prev->second == off) {
             off = prev->first;
@@ -43,7 +45,7 @@ void heap_allocator::insert_free(std::size_t off, std::size_t len) {
             free_.erase(prev);
         }
     }
-    if (next != free_.end() && off + len == next->first) {
+    if (next != free_.end() && off + len == next->first && !edges_.count(off + len)) {
         len += next->second;
         free_.erase(next);
     }
@@ -80,13 +82,23 @@ bool heap_allocator::resize_in_place(std::size_t offset, std::size_t new_size) {
         return true;
     }
     auto nf = free_.find(offset + old);
-    if (nf == free_.end() || nf->second < new_size - old) return false;
+    if (nf == free_.end() || edges_.count(offset + old) || nf->second < new_size - old) return false;
     std::size_t grow = new_size - old, rest = nf->second - grow;
     free_.erase(nf);
     if (rest) free_.emplace(offset + new_size, rest);
     it->second = new_size;
     free_bytes_ -= grow;
     return true;
+}
+
+void heap_allocator::add_region(std::size_t offset, std::size_t len) {
+    len &= ~(default_alignment - 1);
+    if (!len) return;
+    edges_.insert(offset);
+    edges_.insert(offset + len);
+    capacity_ = offset + len;
+    free_bytes_ += len;
+    insert_free(offset, len);
 }
 
 std::size_t heap_allocator::largest_free_block() const {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace ushmem::core {
 
@@ -26,6 +27,10 @@ class heap_allocator {
     std::size_t block_size(std::size_t offset) const;
     // Try to change a block's size where it stands (shrink, or grow into a free neighbour).
     bool resize_in_place(std::size_t offset, std::size_t new_size);
+    // Adds [offset, offset + len) (beyond the capacity so far, 64-byte aligned) as a region of
+    // its own: a grown heap's chunk. No block and no free range spans a region's edge, so a block
+    // lies in one chunk (one UCX allocation) whatever is freed around it.
+    void add_region(std::size_t offset, std::size_t len);
 
     std::size_t capacity() const { return capacity_; }
     std::size_t free_bytes() const { return free_bytes_; }
@@ -40,6 +45,7 @@ class heap_allocator {
     std::size_t free_bytes_ = 0;
     std::map<std::size_t, std::size_t> free_;  // offset -> length
     std::map<std::size_t, std::size_t> used_;  // offset -> length
+    std::set<std::size_t> edges_;              // region edges (add_region) that nothing spans
 };
 
 } // namespace ushmem::core

@@ -44,6 +44,25 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         std::lock_guard<std::mutex> g(g_lanes_lock);
         g_lanes_owners.push_back(&c);
     }
+    if (USHMEM_UNLIKELY(is_chunk(s))) {
+        // A grown heap chunk: its rkey on this worker's endpoint to the PE (route.hpp, chunk
+        // entries), at the heap's address on the PE (+ a heap offset, as for the heap).
+        const peer &main = own_ucx_peer(routine, c, pe, seg_heap);
+        auto &tab = c.lanes->chunk_peers;
+        if (tab.empty()) tab.resize(std::size_t(rt.npes));
+        auto &mine = tab[std::size_t(pe)];
+        if (mine.empty()) mine.resize(rt.grown.chunk_of.size());
+        peer &q = mine[chunk_index(s)];
+        if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
+        const heap_chunk &ch = rt.grown.chunks[chunk_index(s)];
+        q.ep = main.ep;
+        q.wired = true;
+        q.rkey[s] = transport::unpack_rkey(q.ep, ch.rkeys.data() + ch.rkey_offsets[std::size_t(pe)], err);
+        if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d's heap chunk: %s", pe, err.c_str());
+        q.rbase[s] = rt.seg[seg_heap].base_on(pe);
+        q.how[s] = route::ucx;
+        return q;
+    }
     peer &q = c.lanes->peers[std::size_t(pe)];
     if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
     if (!q.ep) {
@@ -92,6 +111,9 @@ void release_lanes(context &c) {
             }
     }
     std::vector<transport::ep_h> eps;
+    for (auto &tab : c.lanes->chunk_peers)
+        for (peer &q : tab)
+            for (auto &k : q.rkey) transport::destroy_rkey(k);  // (their endpoints are the peers')
     for (peer &q : c.lanes->peers) {
         for (auto &k : q.rkey) transport::destroy_rkey(k);
         if (q.ep) eps.push_back(q.ep);

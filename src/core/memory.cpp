@@ -15,6 +15,7 @@
 #include "core/compiler.hpp"
 #include "core/env.hpp"
 #include "core/heap_alloc.hpp"
+#include "core/heap_grow.hpp"
 #include "core/log.hpp"
 #include "core/memory.hpp"
 #include "core/ordering.hpp"
@@ -26,6 +27,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,14 +37,14 @@ void *at(std::size_t off) { return reinterpret_cast<void *>(rt.seg[seg_heap].bas
 
 bool heap_offset(const void *ptr, std::size_t &off) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(ptr), b = rt.seg[seg_heap].base;
-    if (a < b || a >= b + rt.seg[seg_heap].size) return false;
+    if (a < b || a >= b + rt.heap.capacity()) return false;  // (capacity: past a grown heap's last chunk)
     off = a - b;
     return rt.heap.block_size(off) != 0;
 }
 
 // ---- heap consistency ------------------------------------------------------------------------
 
-enum class heap_op : std::uint64_t { alloc = 1, refused, free, realloc, realloc_end };
+enum class heap_op : std::uint64_t { alloc = 1, refused, free, realloc, realloc_end, grow };
 
 // One collective memory call of this PE, as compared (fingerprint) and reported.
 struct heap_call {
@@ -104,6 +106,10 @@ std::string describe(const heap_call &c) {
     case heap_op::realloc:
         std::snprintf(buf, sizeof buf, "a reallocation to %" PRIu64 " bytes of the block at heap offset %#" PRIx64,
                       c.size, c.offset);
+        break;
+    case heap_op::grow:
+        std::snprintf(buf, sizeof buf, "an allocation of %" PRIu64 " bytes (alignment %" PRIu64 ") that grows the heap",
+                      c.size, c.align);
         break;
     case heap_op::realloc_end:
         std::snprintf(buf, sizeof buf, "the end of a reallocation to %" PRIu64 " bytes", c.size);
@@ -209,6 +215,31 @@ void report_exhausted(const char *routine, std::size_t size, std::size_t alignme
           "SHMEM_SYMMETRIC_SIZE=%s) or free symmetric memory; returning NULL",
           size, free, largest, fragmented, rt.cfg.symmetric_size, grow.c_str());
 }
+// The heap has no room for `size` at `alignment`: grow it (every PE alike: the allocators are
+// the same) and allocate again. When it cannot grow, says why with the numbers and the remedy,
+// or, growth off, as a fixed heap always did.
+std::optional<std::size_t> allocate_growing(const char *routine, std::size_t size, std::size_t alignment) {
+    std::string why;
+    if (rt.grown.on) {
+        // Every PE must be in this same allocation before growth's exchanges: one whose call
+        // differs would wait in another collective, and both would hang. The heap check's
+        // reduction tells instead (a PE not growing is in its own call's; counted as one call).
+        heap_sync(routine, record(heap_op::grow, size, alignment, ~std::uint64_t(0)));
+        --g_heap.calls;
+    }
+    if (grow_heap(routine, size, alignment, why)) {
+        if (auto off = rt.heap.allocate(size, alignment)) return off;
+        why = "internal error: the heap grew but the allocation still does not fit";
+    }
+    if (why.empty()) {
+        report_exhausted(routine, size, alignment);
+        return std::nullopt;
+    }
+    error(routine, "cannot allocate %zu bytes (alignment %zu): %zu bytes free in the symmetric heap, largest "
+                   "free block %zu bytes, and %s; returning NULL",
+          size, alignment, rt.heap.free_bytes(), rt.heap.largest_free_block(), why.c_str());
+    return std::nullopt;
+}
 } // namespace
 
 void heap_calls_start() {
@@ -222,7 +253,7 @@ void *sym_alloc(const char *routine, std::size_t size, std::size_t alignment) {
         fatal(routine, "alignment %zu is not a power of two", alignment);
     // Identical decisions on every PE; NULL on every PE when it does not fit.
     auto off = rt.heap.allocate(size, alignment);
-    if (!off) report_exhausted(routine, size, alignment);
+    if (!off) off = allocate_growing(routine, size, alignment);
     // The specification's barrier at the end: no PE uses the block before all have it.
     heap_sync(routine, record(heap_op::alloc, size, alignment, off ? *off : ~std::uint64_t(0)));
     return off ? at(*off) : nullptr;
@@ -258,8 +289,8 @@ void *sym_realloc(const char *routine, void *ptr, std::size_t size) {
     if (!rt.heap.resize_in_place(off, size)) {
         std::size_t old = rt.heap.block_size(off);
         auto moved = rt.heap.allocate(size);
+        if (!moved) moved = allocate_growing(routine, size, heap_allocator::default_alignment);
         if (!moved) {
-            report_exhausted(routine, size, heap_allocator::default_alignment);
             result = nullptr;  // the old block stays valid, as with realloc(3)
         } else {
             std::memcpy(at(*moved), ptr, old < size ? old : size);

@@ -14,15 +14,35 @@
 
 namespace ushmem::core {
 
-// Symmetric segments: the heap, and the program's global/static data.
-enum seg_id : std::uint8_t { seg_heap = 0, seg_static = 1, seg_count = 2 };
+// Symmetric segments: the heap, and the program's global/static data. A grown heap's chunk k
+// (USHMEM_HEAP_GROW, heap_growth below) is seg_id chunk_seg(k), odd and >= seg_count: a peer's
+// fields are indexed by `s & 1` (per_seg), so a chunk's own peer entry (peer_table::chunks) keeps
+// its route, direct pointer and rkey in the static slot and a copy of the peer's heap entry in the
+// heap slot (where the wake word is read: wait.hpp). Offsets stay relative to the heap's base.
+enum seg_id : std::uint16_t { seg_heap = 0, seg_static = 1, seg_count = 2 };
+static_assert(seg_count == 2, "per_seg indexes by s & 1");
+inline constexpr bool is_chunk(seg_id s) { return s >= seg_count; }
+inline constexpr seg_id chunk_seg(std::size_t k) { return seg_id(seg_count + 1 + 2 * k); }
+inline constexpr std::size_t chunk_index(seg_id s) { return (std::size_t(s) - seg_count - 1) >> 1; }
+// The most chunks a heap may have (seg_id's range).
+inline constexpr std::size_t max_heap_chunks = 32000;
+
+// A peer's field per segment: [s] reads slot s & 1, so that a chunk's seg_id reaches the slot
+// its chunk entry uses (the static one) without a branch.
+template <class T> struct per_seg {
+    T v[seg_count];
+    T &operator[](std::size_t s) { return v[s & 1]; }
+    const T &operator[](std::size_t s) const { return v[s & 1]; }
+    T *begin() { return v; }
+    T *end() { return v + seg_count; }
+};
 
 // How a (peer, segment) pair is reached. Decided on first use, then fixed.
 enum class route : std::uint8_t { unresolved = 0, direct = 1, ucx = 2 };
 
 // Everything the data path needs about one peer, in one cache line.
 struct alignas(64) peer {
-    route how[seg_count] = {route::unresolved, route::unresolved};
+    per_seg<route> how = {{route::unresolved, route::unresolved}};
     // Signals (the collectives', put_signal's) go as signal messages (transport::signal_nbx): the
     // peer's atomics are emulated, so a message its CPU handles anyway, without the atomic's reply.
     bool msg_signals = false;
@@ -31,9 +51,11 @@ struct alignas(64) peer {
     // (a later get sees the put); not where signal messages are only forced on.
     bool msg_puts = false;
     bool wired = false;  // a context's own endpoint: its connection is complete (own_ucx_peer)
-    char *direct[seg_count] = {nullptr, nullptr};   // where the peer's segment is mapped here
-    std::uint64_t rbase[seg_count] = {0, 0};        // the segment's address on the peer
-    transport::rkey_h rkey[seg_count] = {nullptr, nullptr};
+    // A chunk entry's direct pointer is biased (minus the chunk's heap offset), so that
+    // direct[s] + heap offset, rbase[s] + heap offset hold for chunks as for the heap.
+    per_seg<char *> direct = {{nullptr, nullptr}};   // where the peer's segment is mapped here
+    per_seg<std::uint64_t> rbase = {{0, 0}};          // the segment's address on the peer
+    per_seg<transport::rkey_h> rkey = {{nullptr, nullptr}};
     transport::ep_h ep = nullptr;
 };
 
@@ -49,6 +71,35 @@ struct segment {
     std::uint64_t base_on(int pe) const { return same_address ? base : bases[std::size_t(pe)]; }
 };
 
+// One growth of the heap: a UCX allocation inside the heap's reservation, at the same heap offset
+// on every PE, with every PE's packed rkey for it.
+struct heap_chunk {
+    std::size_t off = 0, len = 0;  // from the heap's base; multiples of USHMEM_HEAP_CHUNK
+    transport::memory mem;
+    std::vector<std::uint8_t> rkeys;  // every PE's packed rkey, concatenated
+    std::vector<std::size_t> rkey_offsets;
+    std::size_t page_size = 0;  // page size backing it here
+};
+
+// The growable part of the heap (USHMEM_HEAP_GROW), after the initial heap (rt.seg[seg_heap],
+// whose size stays the initial size, so that locate() finds it first as before). Written by
+// map_heap (init) and grow_heap (a collective allocation, every PE alike; `mapped` last with a
+// release store); read without a lock by locate() (acquire load of `mapped`) and by resolve().
+// chunk_of and chunks are sized at init and never reallocated, so that readers on other threads
+// may index them while a growth appends.
+struct heap_growth {
+    bool on = false;                 // growth possible (setting on, heap at a fixed address)
+    std::uintptr_t reserved = 0;     // bytes reserved PROT_NONE from the heap's base (0: none)
+    std::size_t start = 0;           // heap offset of the grown region (initial heap rounded up)
+    std::size_t limit = 0;           // bytes the grown region may reach
+    std::size_t mapped = 0;          // bytes of it mapped, from start, in chunks
+    unsigned shift = 0;              // log2(USHMEM_HEAP_CHUNK)
+    std::vector<std::uint16_t> chunk_of;  // per USHMEM_HEAP_CHUNK of the grown region: its chunk
+    std::vector<heap_chunk> chunks;       // in order of growth (capacity reserved at init)
+    std::uint64_t growths = 0, failures = 0;
+    bool small_page_notice = false;  // the huge-page fallback was reported (one notice per job)
+};
+
 // The per-PE state of the main worker, one owner for it (rt.peers). Indexed by world PE number;
 // sized npes by init, emptied by finalize. Contract per field: who writes, who reads, when.
 struct peer_table {
@@ -58,6 +109,10 @@ struct peer_table {
     // the progress thread); read without a lock by the data path (route_of's acquire load);
     // torn down by finalize after its last barrier.
     std::vector<peer> entry;
+    // Per PE, its grown heap's chunk entries (heap_growth: one per chunk the reservation can hold),
+    // allocated by resolve() on the first use of one of its chunks (a peer never reached there
+    // costs nothing), published with a release store; freed by finalize with `entry`.
+    std::vector<peer *> chunks;
     // Acknowledged messages on the main worker (context::acked_msgs), per PE: sent, and
     // acknowledged (by the ack handler, in progress, adding each acknowledgement's number). One
     // endpoint per PE delivers them in order and the target counts only messages it has stored,

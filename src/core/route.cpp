@@ -70,9 +70,68 @@ transport::ep_h ack_endpoint(std::uint32_t pe) {
     return p.ep;
 }
 
+namespace {
+void resolve_locked(const char *routine, int pe, seg_id s);
+
+// `pe`'s entry for grown-heap chunk `s` (under g_resolve_lock): its heap slot a copy of the
+// peer's heap entry (resolved first: the wake word is read there), its static slot the chunk's
+// route, rkey and (biased) direct pointer; the endpoint and message flags the peer's.
+void resolve_chunk(const char *routine, int pe, seg_id s) {
+    peer *t = rt.peers.chunks[std::size_t(pe)];
+    if (!t) {
+        t = new peer[rt.grown.chunk_of.size()];
+        __atomic_store_n(&rt.peers.chunks[std::size_t(pe)], t, __ATOMIC_RELEASE);
+    }
+    const std::size_t k = chunk_index(s);
+    peer &q = t[k];
+    if (__atomic_load_n(&q.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
+    peer &p = rt.peers[std::size_t(pe)];
+    if (route_of(p, seg_heap) == route::unresolved) resolve_locked(routine, pe, seg_heap);
+    const heap_chunk &c = rt.grown.chunks[k];
+    q.how[seg_heap] = p.how[seg_heap];
+    q.direct[seg_heap] = p.direct[seg_heap];
+    q.rbase[seg_heap] = p.rbase[seg_heap];
+    q.rbase[s] = rt.seg[seg_heap].base_on(pe);  // + a heap offset, as for the heap
+    if (rt.cfg.direct && pe == rt.me) {
+        q.direct[s] = reinterpret_cast<char *>(rt.seg[seg_heap].base);
+        __atomic_store_n(&q.how[s], route::direct, __ATOMIC_RELEASE);
+        return;
+    }
+    connect_peer(routine, p, pe);
+    q.ep = p.ep;
+    q.msg_signals = p.msg_signals;
+    q.msg_puts = p.msg_puts;
+    q.wired = p.wired;
+    std::string err;
+    q.rkey[s] = transport::unpack_rkey(p.ep, c.rkeys.data() + c.rkey_offsets[std::size_t(pe)], err);
+    if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d's heap chunk %zu: %s", pe, k, err.c_str());
+    // Direct where the peer's heap is: the chunks are UCX allocations as the heap is.
+    if (p.how[seg_heap] == route::direct)
+        if (void *ptr = transport::rkey_ptr(q.rkey[s], q.rbase[s] + c.off)) {
+            q.direct[s] = static_cast<char *>(ptr) - c.off;  // biased: + a heap offset
+            __atomic_store_n(&q.how[s], route::direct, __ATOMIC_RELEASE);
+            return;
+        }
+    __atomic_store_n(&q.how[s], route::ucx, __ATOMIC_RELEASE);
+}
+} // namespace
+
+peer &chunk_target(const char *routine, int pe, seg_id s) {
+    const peer *t = __atomic_load_n(&rt.peers.chunks[std::size_t(pe)], __ATOMIC_ACQUIRE);
+    if (!t || route_of(t[chunk_index(s)], s) == route::unresolved) resolve(routine, pe, s);
+    return rt.peers.chunks[std::size_t(pe)][chunk_index(s)];
+}
+
 void resolve(const char *routine, int pe, seg_id s) {
     std::lock_guard<std::mutex> guard(g_resolve_lock);
+    if (is_chunk(s)) return resolve_chunk(routine, pe, s);
+    resolve_locked(routine, pe, s);
+}
+
+namespace {
+void resolve_locked(const char *routine, int pe, seg_id s) {
     peer &p = rt.peers[std::size_t(pe)];
+
     if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
     if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
@@ -99,6 +158,7 @@ void resolve(const char *routine, int pe, seg_id s) {
     }
     __atomic_store_n(&p.how[s], route::ucx, __ATOMIC_RELEASE);
 }
+} // namespace
 
 
 } // namespace ushmem::core

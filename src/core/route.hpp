@@ -12,7 +12,24 @@
 
 namespace ushmem::core {
 
+// A grown heap's chunk holding [heap offset d, d + len) (heap_growth): one shift and two indexes.
+// False when d is not in a mapped chunk or the range runs past its chunk (chunks are separate
+// UCX allocations: a transfer never spans two, and the allocator never hands out a block that
+// does).
+inline bool locate_grown(std::uintptr_t d, std::size_t len, seg_id &s) {
+    const heap_growth &g = rt.grown;
+    const std::uintptr_t r = d - g.start;  // wraps below the grown region
+    if (r >= __atomic_load_n(&g.mapped, __ATOMIC_ACQUIRE)) return false;
+    const std::size_t k = g.chunk_of[r >> g.shift];
+    const heap_chunk &c = g.chunks[k];
+    if (len > c.off + c.len - d) return false;
+    s = chunk_seg(k);
+    return true;
+}
+
 // Which segment holds [addr, addr+len), and at what offset. False when it is not symmetric.
+// The initial heap and the static data first (the hot path, as with a fixed heap); a grown
+// heap's chunks after them, at an offset from the heap's base too.
 USHMEM_HOT bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t &off) {
     std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
     for (int i = 0; i < seg_count; ++i) {
@@ -23,7 +40,9 @@ USHMEM_HOT bool locate(const void *addr, std::size_t len, seg_id &s, std::size_t
             return true;
         }
     }
-    return false;
+    if (USHMEM_LIKELY(__atomic_load_n(&rt.grown.mapped, __ATOMIC_RELAXED) == 0)) return false;
+    off = a - rt.seg[seg_heap].base;
+    return locate_grown(off, len, s);
 }
 
 USHMEM_HOT void locate_or_fail(const char *routine, const char *what, const void *addr,
@@ -42,7 +61,11 @@ void resolve(const char *routine, int pe, seg_id s);
 // racing with another thread's first resolution of that peer.
 USHMEM_HOT route route_of(const peer &p, seg_id s) { return __atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE); }
 
+// The entry of `pe`'s grown-heap chunk `s` (is_chunk), resolved (route.cpp).
+peer &chunk_target(const char *routine, int pe, seg_id s);
+
 USHMEM_HOT peer &target(const char *routine, int pe, seg_id s) {
+    if (USHMEM_UNLIKELY(is_chunk(s))) return chunk_target(routine, pe, s);
     // entry[] rather than the table's operator[]: that extra inline level changed the register
     // allocation of shmem_putmem.
     peer &p = rt.peers.entry[std::size_t(pe)];
@@ -58,9 +81,14 @@ USHMEM_HOT char *direct_target(const void *addr, std::size_t n, int pe) {
     seg_id s;
     std::size_t off;
     if (USHMEM_UNLIKELY(!locate(addr, n, s, off))) return nullptr;
-    const peer &p = rt.peers.entry[std::size_t(pe)];
-    if (USHMEM_UNLIKELY(route_of(p, s) != route::direct)) return nullptr;
-    return p.direct[s] + off;
+    const peer *p = &rt.peers.entry[std::size_t(pe)];
+    if (USHMEM_UNLIKELY(is_chunk(s))) {  // a grown chunk: its entry, once resolved
+        const peer *t = __atomic_load_n(&rt.peers.chunks[std::size_t(pe)], __ATOMIC_ACQUIRE);
+        if (!t) return nullptr;
+        p = &t[chunk_index(s)];
+    }
+    if (USHMEM_UNLIKELY(route_of(*p, s) != route::direct)) return nullptr;
+    return p->direct[s] + off;
 }
 // Whether `pe` is on another node than this PE (false for -1: several PEs).
 inline bool on_other_node(int pe) {

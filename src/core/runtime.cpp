@@ -23,6 +23,7 @@
 #include "core/put_pack.hpp"
 #include "core/route.hpp"
 #include "core/rpc.hpp"
+#include "core/heap_grow.hpp"
 #include "core/segments.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
@@ -158,9 +159,9 @@ void print_info() {
     for (const env_var &v : env_table())
         std::printf("  %-24s = %-10s %s\n", v.name, setting_text(in_effect, v).c_str(), v.description);
     const segment &h = rt.seg[seg_heap];
-    std::printf("  heap: %s at %#" PRIxPTR " on %s pages (%s address on every PE)\n",
+    std::printf("  heap: %s at %#" PRIxPTR " on %s pages (%s address on every PE); %s\n",
                 format_bytes(h.size).c_str(), h.base, format_bytes(h.page_size).c_str(),
-                h.same_address ? "same" : "per-PE translated");
+                h.same_address ? "same" : "per-PE translated", heap_growth_text().c_str());
     const segment &s = rt.seg[seg_static];
     std::printf("  static data: %s at %#" PRIxPTR " (%s)\n", format_bytes(s.size).c_str(), s.base,
                 s.mem.allocated ? "UCX shared memory" : "registered in place");
@@ -264,6 +265,7 @@ int init(const char *routine, const void *comm, int requested) {
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
     rt.peers.entry.assign(std::size_t(rt.npes), peer{});
+    rt.peers.chunks.assign(std::size_t(rt.npes), nullptr);
     transport::set_ack_endpoint(ack_endpoint);
     rt.default_ctx.reset(rt.npes, mt);
     rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
@@ -418,6 +420,14 @@ void finalize(const char *routine) {
     rpc_finalize();  // calls still queued are dropped: every PE is past its last barrier
     transport::stop_acks();  // every PE passed its last quiet: none waits for one
     std::vector<transport::ep_h> eps;
+    for (peer *&t : rt.peers.chunks) {  // grown heap chunks' entries (their endpoints are the peers')
+        if (t)
+            for (std::size_t k = 0; k < rt.grown.chunk_of.size(); ++k)
+                for (auto &r : t[k].rkey) transport::destroy_rkey(r);
+        delete[] t;
+        t = nullptr;
+    }
+    rt.peers.chunks.clear();
     for (peer &p : rt.peers.entry) {
         for (auto &k : p.rkey) transport::destroy_rkey(k);
         eps.push_back(p.ep);

@@ -2,6 +2,7 @@
 
 #include "bootstrap/bootstrap.hpp"
 #include "core/env.hpp"
+#include "core/heap_grow.hpp"
 #include "core/log.hpp"
 #include "core/peers.hpp"
 #include "core/preflight.hpp"
@@ -160,20 +161,32 @@ void map_heap(const char *routine) {
         fatal(routine, "malformed value USHMEM_HEAP_ADDRESS='%s': expected 'auto', 'any' or a non-zero "
                        "hex address that is a multiple of 2 MiB", a.c_str());
     // Reserve the range first: UCX maps FIXED with SHM_REMAP, which would silently replace
-    // whatever lives there. MAP_FIXED_NOREPLACE fails instead.
-    bool reserved = false;
-    if (want) {
-        void *r = mmap(reinterpret_cast<void *>(want), size, PROT_NONE,
+    // whatever lives there. MAP_FIXED_NOREPLACE fails instead. A heap that grows reserves its
+    // whole range (USHMEM_HEAP_MAX) PROT_NONE: the initial heap replaces its start, the chunks
+    // (core/heap_grow.cpp) the rest as it grows; should that range not be free everywhere, the
+    // heap alone is reserved and stays fixed.
+    auto reserve = [want](std::size_t len) {
+        void *r = mmap(reinterpret_cast<void *>(want), len, PROT_NONE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-        reserved = r == reinterpret_cast<void *>(want);
-        if (r != MAP_FAILED && !reserved) munmap(r, size);
-    }
+        if (r != MAP_FAILED && r != reinterpret_cast<void *>(want)) munmap(r, len);
+        return r == reinterpret_cast<void *>(want);
+    };
+    const std::size_t planned = plan_heap_growth(routine, size);
+    std::size_t range = planned;
+    bool reserved = want && reserve(range);
     // Every PE must get the fixed address, or none uses it.
     bool fixed = want && bootstrap::all_true(reserved);
-    if (!fixed && reserved) munmap(reinterpret_cast<void *>(want), size);
+    if (!fixed && range != size) {
+        if (reserved) munmap(reinterpret_cast<void *>(want), range);
+        range = size;
+        reserved = want && reserve(range);
+        fixed = want && bootstrap::all_true(reserved);
+    }
+    if (!fixed && reserved) munmap(reinterpret_cast<void *>(want), range);
+    enable_heap_growth(fixed && range == planned);
     std::string err;
     if (!transport::map_allocate(fixed ? reinterpret_cast<void *>(want) : nullptr, size, fixed, h.mem, err)) {
-        if (fixed) munmap(reinterpret_cast<void *>(want), size);
+        if (fixed) munmap(reinterpret_cast<void *>(want), range);
         fatal(routine, "cannot allocate the %s symmetric heap: %s; lower SHMEM_SYMMETRIC_SIZE or "
                        "check the shared memory limits (kernel.shmmax, kernel.shmall)",
               format_bytes(size).c_str(), err.c_str());
@@ -265,7 +278,11 @@ void unmap_static() {
 }
 
 void unmap_heap() {
+    unmap_heap_chunks();
     transport::unmap(rt.seg[seg_heap].mem);
+    // The rest of a growing heap's reservation (chunks unmapped leave it PROT_NONE or unmapped).
+    if (rt.grown.reserved) munmap(reinterpret_cast<void *>(rt.seg[seg_heap].base), rt.grown.reserved);
+    rt.grown = heap_growth{};
     rt.seg[seg_heap] = segment{};
 }
 

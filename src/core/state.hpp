@@ -32,6 +32,7 @@ struct runtime {
     int init_count = 0;
     int thread_level = 0;
     segment seg[seg_count];
+    heap_growth grown;  // the heap's chunks beyond seg[seg_heap] (core/peers.hpp: its contract)
     peer_table peers;  // the main worker's per-PE state (core/peers.hpp: its contract)
     std::vector<int> node_of;
     int node_cpus = 0;  // CPUs this node's PEs may run on (bootstrap::job::node_cpus; 0: unknown)

@@ -7,6 +7,8 @@
 
 #include <cinttypes>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace ushmem::core {
 
@@ -25,15 +27,25 @@ namespace ushmem::core {
 [[noreturn]] void fail_not_symmetric(const char *routine, const char *what, const void *addr,
                                      std::size_t len, int pe) {
     const segment &h = rt.seg[seg_heap], &s = rt.seg[seg_static];
+    const heap_growth &g = rt.grown;
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+    const bool in_grown = g.mapped && a >= h.base + g.start && a < h.base + g.start + g.mapped;
+    auto grown_range_text = [&]() -> std::string {
+        if (!g.mapped) return "";
+        char b[96];
+        std::snprintf(b, sizeof b, " and its grown part [%#" PRIxPTR ", %#" PRIxPTR ")", h.base + g.start,
+                      h.base + g.start + g.mapped);
+        return b;
+    };
     fatal(routine,
           "%s %p (%zu bytes, target PE %d) is not symmetric: it is outside the symmetric heap "
-          "[%#" PRIxPTR ", %#" PRIxPTR ") and the static data [%#" PRIxPTR ", %#" PRIxPTR "); pass "
+          "[%#" PRIxPTR ", %#" PRIxPTR ")%s and the static data [%#" PRIxPTR ", %#" PRIxPTR "); pass "
           "memory from shmem_malloc or a global/static variable%s",
-          what, addr, len, pe, h.base, h.base + h.size, s.base, s.base + s.size,
-          (h.base && reinterpret_cast<std::uintptr_t>(addr) >= h.base &&
-           reinterpret_cast<std::uintptr_t>(addr) < h.base + h.size)
+          what, addr, len, pe, h.base, h.base + h.size, grown_range_text().c_str(), s.base, s.base + s.size,
+          (h.base && a >= h.base && a < h.base + h.size)
               ? " (the range runs past the end of the heap)"
-              : "");
+              : in_grown ? " (the range runs past the end of its heap chunk: chunks are separate allocations)"
+                         : "");
 }
 
 } // namespace ushmem::core

@@ -314,9 +314,9 @@ void put_signal(frame &f, int r, void *dst, const void *src, std::size_t n, int 
             seg_id ds;
             std::size_t doff;
             locate_or_fail(f.routine, "destination", dst, n, pe, ds, doff);
-            if (target(f.routine, pe, ds).how[ds] == route::ucx) {
+            if (const peer &dp = target(f.routine, pe, ds); dp.how[ds] == route::ucx) {
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
-                const std::uint64_t to = p.rbase[ds] + doff, sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
+                const std::uint64_t to = dp.rbase[ds] + doff, sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
                 // Larger than a message: one bulk message (signal_message), or messages of up to
                 // signal_message_max with the signal in the last, which one endpoint delivers after
                 // the others. A UCX put needed a fence before the signal: a round trip over tcp.
@@ -354,11 +354,13 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
         std::size_t doff;
         locate_or_fail(f.routine, "destination", dst, (count - 1) * dstride + elem, pe, ds, doff);
         peer &p = target(f.routine, pe, ds);
+        // The counters' entry (another one when either lies in a grown heap chunk: route.hpp).
+        const peer &cp = ds == f.cseg ? p : target(f.routine, pe, f.cseg);
         if (p.how[ds] == route::direct) {
             char *d = p.direct[ds] + doff;
             util::copy_strided(d, dstride, src, sstride, elem, count);
             dir = true;
-        } else if (p.msg_signals && elem <= signal_message_max && p.how[f.cseg] == route::ucx &&
+        } else if (p.msg_signals && elem <= signal_message_max && cp.how[f.cseg] == route::ucx &&
                    (count * elem <= signal_message_max || dstride != elem)) {
             // Emulated RMA: the elements in messages of up to signal_message_max bytes (messages.hpp),
             // the signal in the last one (after a fence when there are several), not a message
@@ -366,7 +368,7 @@ void put_strided_signal(frame &f, int r, char *dst, std::size_t dstride, const c
             std::uint64_t sig = 0;
             if (id >= 0) {
                 if (f.sent && id == ctr::from(f.me)) ++f.sent[r];  // as signal_after
-                sig = p.rbase[f.cseg] + f.coff + f.cofs(id);
+                sig = cp.rbase[f.cseg] + f.coff + f.cofs(id);
             }
             strided_messages(f.routine, g_cctx, p, pe, p.rbase[ds] + doff, dstride, src, sstride, elem, count, sig);
             if (id < 0) f.used_ucx_puts = true;
@@ -397,10 +399,12 @@ char *dptr(frame &f, int r, const void *sym) {
 }
 
 bool seg_direct(frame &f, seg_id s) {
-    if (f.t && f.t->direct[s] >= 0) return f.t->direct[s] != 0;
+    // The team caches the answer per segment; a grown heap chunk's (is_chunk) is not cached.
+    const bool cache = f.t && !is_chunk(s);
+    if (cache && f.t->direct[s] >= 0) return f.t->direct[s] != 0;
     bool d = true;
     for (int r = 0; r < f.n && d; ++r) d = target(f.routine, f.pe(r), s).how[s] == route::direct;
-    if (f.t) f.t->direct[s] = d ? 1 : 0;
+    if (cache) f.t->direct[s] = d ? 1 : 0;
     return d;
 }
 
