@@ -263,9 +263,10 @@ void test_errors() {
         CHECK(e.code() == ushmem::errc::timeout);
     }
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
-    // Heap exhaustion: every PE gets bad_symmetric_alloc, naming the variable.
+    // Heap exhaustion: every PE gets bad_symmetric_alloc, naming the variable (the growing heap's
+    // limit, USHMEM_HEAP_MAX: 16 TiB is more than its reservation).
     CHECK(throws_with<ushmem::bad_symmetric_alloc>(
-        [&] { ushmem::symmetric<char> huge(std::size_t(1) << 44); }, "SHMEM_SYMMETRIC_SIZE"));
+        [&] { ushmem::symmetric<char> huge(std::size_t(1) << 44); }, "USHMEM_HEAP_MAX"));
     ushmem::barrier();
 }
 

@@ -69,5 +69,5 @@ ushmem_exit_path_test(fork ARGS fork STATUS 0 WITHIN 60 CONFIGS default tcp
   REGEX [=[exit_paths: PE 0: child [0-9]+ exited 0 without touching the library; puts and barriers OK]=])
 # 6. Fragmentation: NULL with a message naming the routine, the PE, the free bytes, the largest
 #    free block, the fragmentation and the remedies; the heap works afterwards.
-ushmem_exit_path_test(heap_fragment ARGS fragment NP 2 STATUS 0 WITHIN 60 ENV SHMEM_SYMMETRIC_SIZE=4M
+ushmem_exit_path_test(heap_fragment ARGS fragment NP 2 STATUS 0 WITHIN 60 ENV SHMEM_SYMMETRIC_SIZE=4M USHMEM_HEAP_GROW=0
   REGEX [=[ushmem: shmem_malloc \(PE [01] of 2\): cannot allocate 196608 bytes: [0-9]+ bytes free in the symmetric heap, largest free block [0-9]+ bytes \(the free space is fragmented.*raise SHMEM_SYMMETRIC_SIZE.* or free symmetric memory; returning NULL]=])

@@ -177,7 +177,8 @@ ushmem_mpi_test(robust_align_huge PROGRAM robust ARGS align_huge NP 1 2 CONFIGS 
 
 # ---- C++ (cxx_robust.cpp): the messages of item 7, and a symmetric<> unwound on one PE only (6).
 ushmem_cxx_program(cxx_robust)
-ushmem_mpi_test(cxx_robust_messages PROGRAM cxx_robust ARGS messages NP 1 2 CONFIGS default tcp LABELS "cpp;robust")
+ushmem_mpi_test(cxx_robust_messages PROGRAM cxx_robust ARGS messages NP 1 2 CONFIGS default tcp
+                ENV USHMEM_HEAP_GROW=0 LABELS "cpp;robust")  # (the fixed heap's messages)
 ushmem_mpi_test(cxx_robust_unwind PROGRAM cxx_robust ARGS unwind NP 2 4 CONFIGS default tcp
                 LABELS "cpp;errors;robust"
                 WRAPPER ${_ex} --status nonzero

@@ -43,7 +43,9 @@ ushmem_mpi_test(coll_data_bcast_eager PROGRAM coll_data ARGS quick NP 4 CONFIGS 
                 TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(coll_backtoback_bcast_eager PROGRAM coll_backtoback ARGS 300 NP 4 CONFIGS twohost
                 ENV USHMEM_BCAST_ALGO=eager TIMEOUT 300 LABELS twohost)
-ushmem_mpi_test(mem ARGS basic calloc align realloc hints random exhaustion NP 4 CONFIGS twohost
+ushmem_mpi_test(mem ARGS basic calloc align realloc hints random NP 4 CONFIGS twohost
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(mem_exhaustion PROGRAM mem ARGS exhaustion NP 4 CONFIGS twohost ENV USHMEM_HEAP_GROW=0
                 TIMEOUT 300 LABELS twohost)
 ushmem_mpi_test(exit_basic NP 4 CONFIGS twohost LABELS twohost)
 # 50 series of shmem_init and shmem_finalize with nothing between: each series' endpoints are first
