@@ -67,6 +67,38 @@ static void grow(void) {
     /* Puts and gets into every block, whole. */
     for (int i = 0; i < NB; ++i) put_check(b[i], n[i], (uint32_t)i, "grown heap block");
 
+    /* A private context (its own UCX worker, USHMEM_CTX_WORKERS): puts, gets and an AMO into every
+     * block through that worker's rkeys for the chunks. */
+    shmem_ctx_t ctx;
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create");
+    for (int i = 0; i < NB; ++i) {
+        unsigned char piece[512];
+        fill_bytes(piece, sizeof piece, me, 900 + (uint32_t)i);
+        shmem_ctx_putmem(ctx, b[i] + n[i] - 1024, piece, sizeof piece, (me + 1) % np);
+    }
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    for (int i = 0; i < NB; ++i) {
+        unsigned char piece[512];
+        CHECK_BYTES(b[i] + n[i] - 1024, sizeof piece, (me + np - 1) % np, 900 + (uint32_t)i,
+                    "private context put into block %d", i);
+        shmem_ctx_getmem(ctx, piece, b[i] + n[i] - 1024, sizeof piece, (me + 1) % np);
+        CHECK_BYTES(piece, sizeof piece, me, 900 + (uint32_t)i, "private context get from block %d", i);
+        *(uint64_t *)(b[i] + n[i] - 256) = 0;
+    }
+    shmem_barrier_all();
+    for (int i = 0; i < NB; ++i)
+        for (int pe = 0; pe < np; ++pe) shmem_ctx_uint64_atomic_add(ctx, (uint64_t *)(b[i] + n[i] - 256), 1, pe);
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    for (int i = 0; i < NB; ++i)
+        CHECK(*(uint64_t *)(b[i] + n[i] - 256) == (uint64_t)np, "private context AMOs into block %d: %" PRIu64, i,
+              *(uint64_t *)(b[i] + n[i] - 256));
+    shmem_ctx_destroy(ctx);
+    shmem_barrier_all();
+    /* The whole blocks again (the context overwrote their ends). */
+    for (int i = 0; i < NB; ++i) put_check(b[i], n[i], (uint32_t)i, "grown heap block (again)");
+
     /* shmem_ptr and shmem_addr_accessible. */
     for (int i = 0; i < NB; ++i) {
         int right = (me + 1) % np;
