@@ -11,6 +11,7 @@
 #include "core/preflight.hpp"
 #include "core/runtime.hpp"
 #include "core/segments.hpp"
+#include "core/stats.hpp"
 #include "transport/transport.hpp"
 
 #include <sys/mman.h>
@@ -91,17 +92,18 @@ bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, s
     const std::size_t extra = alignment > 64 ? alignment : 0;
     const std::size_t need = size > g.limit || extra > g.limit ? SIZE_MAX : round_up(size + extra, chunk);
     if (need > g.limit - g.mapped) {
+        const std::uint64_t wanted = need == SIZE_MAX ? std::uint64_t(size) + extra : need;
         std::snprintf(buf, sizeof buf,
-                      "the heap cannot grow by %s, as this needs: %s of its reservation mapped (%s initial "
-                      "heap and %s in %zu chunks) of USHMEM_HEAP_MAX=%s; raise USHMEM_HEAP_MAX (e.g. "
-                      "USHMEM_HEAP_MAX=%s) or free symmetric memory",
-                      need == SIZE_MAX ? "more than its reservation" : format_bytes_approx(need).c_str(),
-                      format_bytes_approx(rt.seg[seg_heap].size + g.mapped).c_str(),
+                      "the heap cannot grow by the %s this needs: %s mapped (%s initial heap and %s in %zu "
+                      "chunk%s) of USHMEM_HEAP_MAX=%s; raise USHMEM_HEAP_MAX (e.g. USHMEM_HEAP_MAX=%s) or free "
+                      "symmetric memory",
+                      format_bytes_approx(wanted).c_str(), format_bytes_approx(rt.seg[seg_heap].size + g.mapped).c_str(),
                       format_bytes_approx(rt.seg[seg_heap].size).c_str(), format_bytes_approx(g.mapped).c_str(),
-                      g.chunks.size(), format_bytes_approx(g.start + g.limit).c_str(),
-                      size_setting_for(std::uint64_t(g.start) + g.mapped + std::min(size, SIZE_MAX / 4) + extra).c_str());
+                      g.chunks.size(), g.chunks.size() == 1 ? "" : "s", format_bytes_approx(g.start + g.limit).c_str(),
+                      size_setting_for(std::uint64_t(g.start) + g.mapped + std::min<std::uint64_t>(wanted, UINT64_MAX / 4)).c_str());
         why = buf;
         ++g.failures;
+        stats::count_heap_growth(0);
         return false;
     }
     heap_chunk c;
@@ -142,6 +144,7 @@ bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, s
                       format_bytes_approx(rt.seg[seg_heap].size + g.mapped).c_str(), format_bytes_approx(g.start + g.limit).c_str());
         why = buf;
         ++g.failures;
+        stats::count_heap_growth(0);
         return false;
     }
     const std::vector<std::uint8_t> packed = transport::pack_rkey(c.mem);
@@ -154,6 +157,7 @@ bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, s
     rt.heap.add_region(g.start + g.mapped, need);
     __atomic_store_n(&g.mapped, g.mapped + need, __ATOMIC_RELEASE);
     ++g.growths;
+    stats::count_heap_growth(need);
     if (small && !g.small_page_notice) {
         g.small_page_notice = true;
         if (rt.me == 0 && rt.cfg.hugepage_notice)
@@ -196,6 +200,22 @@ std::string heap_growth_text() {
     for (std::size_t i = 0; i < pages.size(); ++i)
         s += (i ? ", " : "; chunks on ") + format_bytes(pages[i].first) + " pages x " + std::to_string(pages[i].second);
     return s;
+}
+
+std::string heap_growth_json() {
+    const heap_growth &g = rt.grown;
+    std::string s = std::string("{\"on\": ") + (g.on ? "true" : "false") +
+                    ", \"reserved\": " + std::to_string(g.reserved) +
+                    ", \"initial\": " + std::to_string(rt.seg[seg_heap].size) +
+                    ", \"mapped\": " + std::to_string(rt.seg[seg_heap].size + g.mapped) +
+                    ", \"chunk\": " + std::to_string(g.on ? std::size_t(1) << g.shift : 0) +
+                    ", \"growths\": " + std::to_string(g.growths) + ", \"failures\": " + std::to_string(g.failures) +
+                    ", \"chunks\": [";
+    for (std::size_t i = 0; i < g.chunks.size(); ++i)
+        s += (i ? ", " : "") + std::string("{\"offset\": ") + std::to_string(g.chunks[i].off) +
+             ", \"size\": " + std::to_string(g.chunks[i].len) + ", \"page_size\": " +
+             std::to_string(g.chunks[i].page_size) + "}";
+    return s + "]}";
 }
 
 } // namespace ushmem::core

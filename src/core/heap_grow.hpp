@@ -28,5 +28,8 @@ void unmap_heap_chunks();
 
 // One line for SHMEM_INFO and ushmem-info: reserved range, mapped size, chunks and page sizes.
 std::string heap_growth_text();
+// The same as a JSON object (ushmem-info --json): on, reserved, mapped, chunks, growths, failures,
+// and each chunk's offset, size and page size.
+std::string heap_growth_json();
 
 } // namespace ushmem::core

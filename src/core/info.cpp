@@ -3,6 +3,7 @@
 #include "core/wait.hpp"
 
 #include "core/env.hpp"
+#include "core/heap_grow.hpp"
 #include "core/peers.hpp"
 #include "core/route.hpp"
 #include "core/runtime.hpp"
@@ -170,7 +171,7 @@ std::string info_report(const char *routine, bool json, bool header) {
         o << "], \"heap\": {\"address\": " << json_str(hex(h.base)) << ", \"size\": " << h.size
           << ", \"page_size\": " << h.page_size << ", \"same_address\": " << (h.same_address ? "true" : "false")
           << ", \"ucx_allocated\": " << (h.mem.allocated ? "true" : "false")
-          << ", \"numa_nodes\": " << json_str(topo.heap_numa) << "}";
+          << ", \"numa_nodes\": " << json_str(topo.heap_numa) << ", \"growth\": " << heap_growth_json() << "}";
         o << ", \"static_data\": {\"address\": " << json_str(hex(st.base)) << ", \"size\": " << st.size
           << ", \"ucx_allocated\": " << (st.mem.allocated ? "true" : "false") << "}";
         o << ", \"ucx_resources\": " << json_str(l.resources);
@@ -217,7 +218,7 @@ std::string info_report(const char *routine, bool json, bool header) {
                   h.mem.allocated ? " (UCX-allocated shared memory)" : "",
                   topo.heap_numa.empty() ? "?" : topo.heap_numa.c_str(),
                   h.same_address ? "same" : "per-PE translated");
-    o << line;
+    o << line << "  heap growth: " << heap_growth_text() << "\n";
     std::snprintf(line, sizeof line, "  static data: %s at %s (%s)\n", format_bytes(st.size).c_str(),
                   hex(st.base).c_str(), st.mem.allocated ? "UCX shared memory" : "registered in place");
     o << line;

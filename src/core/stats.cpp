@@ -77,6 +77,20 @@ void add_time(timer t, double seconds) {
     g_time_ns[t].fetch_add(std::uint64_t(seconds * 1e9), std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<std::uint64_t> g_growths{0}, g_growth_failures{0}, g_growth_bytes{0};
+} // namespace
+
+void count_heap_growth(std::size_t bytes) {
+    if (!enabled) return;
+    if (bytes) {
+        g_growths.fetch_add(1, std::memory_order_relaxed);
+        g_growth_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    } else {
+        g_growth_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
 void report(int me, int npes) {
     if (!enabled) return;
     // One write per PE, every line tagged with the PE, so that the tables of several PEs stay
@@ -106,6 +120,11 @@ void report(int me, int npes) {
     for (int t = 0; t < timer_count; ++t) {
         std::snprintf(line, sizeof line, "[PE %d] time in %-12s %12.6f s %10" PRIu64 " calls\n", me,
                       timer_names[t], double(g_time_ns[t].load()) * 1e-9, g_time_calls[t].load());
+        out += line;
+    }
+    if (g_growths.load() || g_growth_failures.load()) {
+        std::snprintf(line, sizeof line, "[PE %d] heap growths %" PRIu64 " (%" PRIu64 " bytes mapped), %" PRIu64
+                                         " refused\n", me, g_growths.load(), g_growth_bytes.load(), g_growth_failures.load());
         out += line;
     }
     std::fwrite(out.data(), 1, out.size(), stdout);

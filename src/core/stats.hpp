@@ -50,6 +50,8 @@ std::uint64_t reads_issued();
 std::uint64_t writes_completed();
 void writes_completed_upto(std::uint64_t issued);
 void add_time(timer t, double seconds);
+// A growth of the symmetric heap by `bytes` (core/heap_grow.cpp), or a failed one (bytes 0).
+void count_heap_growth(std::size_t bytes);
 // Waits inside a collective count as collective time, not wait time.
 extern thread_local int coll_depth;
 
