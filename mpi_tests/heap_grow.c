@@ -9,6 +9,8 @@
  *          shmem_addr_accessible on grown blocks; all freed, then the space reused without growth.
  *   fail   (USHMEM_HEAP_MAX small) an allocation past the reservation returns NULL on every PE with
  *          a message naming USHMEM_HEAP_MAX; smaller allocations still work afterwards.
+ *   refused (USHMEM_TEST_FAULT=refuse_growth) the last PE fails to map the first chunk: NULL on every
+ *          PE with a message naming that PE, and the next growth works.
  *   fixed  (USHMEM_HEAP_GROW=0) the heap does not grow: NULL with the fixed heap's message.
  *   kill   grows, then the last PE kills itself (SIGKILL): run under robust_heap.sh, which checks
  *          that nothing is left in System V or /dev/shm. */
@@ -222,7 +224,7 @@ static void grow(void) {
 }
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: heap_grow grow|fail|fixed|kill");
+    CHECK_NOSHMEM(argc == 2, "usage: heap_grow grow|fail|refused|fixed|kill");
     const char *mode = argv[1];
     /* For robust_heap.sh, which finds what the job left behind by these (as robust.c prints them). */
     const char *jobid = getenv("OMPI_MCA_ess_base_jobid"), *rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -246,6 +248,21 @@ int main(int argc, char **argv) {
         shmem_free(q);
         shmem_free(a);
         printf("[PE %d] heap_grow fail: NULL past USHMEM_HEAP_MAX, smaller blocks after: OK\n", me);
+    } else if (!strcmp(mode, "refused")) {
+        /* USHMEM_TEST_FAULT=refuse_growth: the last PE cannot map the first chunk. Every PE gets NULL
+         * and the message naming that PE; the reservation is whole again, so the next growth works. */
+        unsigned char *p = shmem_malloc(6 * MIB);
+        CHECK(p == NULL, "a growth refused on PE %d should fail on every PE", np - 1);
+        char want[64];
+        snprintf(want, sizeof want, "could not grow by 6.0 MiB at 0x");
+        check_last_error(want);
+        snprintf(want, sizeof want, "on PE %d (refused by USHMEM_TEST_FAULT", np - 1);
+        check_last_error(want);
+        unsigned char *q = shmem_malloc(6 * MIB);
+        CHECK(q != NULL, "the next growth");
+        put_check(q, 6 * MIB, 5, "block of the growth after a refused one");
+        shmem_free(q);
+        printf("[PE %d] heap_grow refused: NULL on every PE, then growth works: OK\n", me);
     } else if (!strcmp(mode, "fixed")) {
         unsigned char *p = shmem_malloc(64 * MIB);
         CHECK(p == NULL, "64 MiB with USHMEM_HEAP_GROW=0 should fail");

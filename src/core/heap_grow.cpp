@@ -111,21 +111,28 @@ bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, s
     c.len = need;
     const std::uintptr_t addr = rt.seg[seg_heap].base + c.off;
     std::string err;
-    const bool ok = transport::map_allocate(reinterpret_cast<void *>(addr), need, true, c.mem, err);
+    bool ok;
+    if (rt.cfg.test_fault == "refuse_growth" && rt.me == rt.npes - 1 && g.growths + g.failures == 0) {
+        ok = false;  // (USHMEM_TEST_FAULT: this PE's first growth fails, as out of memory would)
+        err = "refused by USHMEM_TEST_FAULT=refuse_growth";
+    } else {
+        ok = transport::map_allocate(reinterpret_cast<void *>(addr), need, true, c.mem, err);
+    }
     if (ok) {
         place_heap_on_local_numa(c.mem.address, need);
         c.page_size = mapping_page_size(addr);
     }
     // Every PE's outcome and page size, in one exchange.
-    struct outcome { std::uint64_t ok, page; } mine{ok ? 1u : 0u, c.page_size}, *all = new outcome[std::size_t(rt.npes)];
-    bootstrap::allgather(&mine, sizeof mine, all);
+    struct outcome { std::uint64_t ok, page; } mine{ok ? 1u : 0u, c.page_size};
+    std::vector<outcome> all(std::size_t(rt.npes));
+    bootstrap::allgather(&mine, sizeof mine, all.data());
     std::vector<int> failed;
     std::uint64_t small = 0, small_page = 0;
     for (int pe = 0; pe < rt.npes; ++pe) {
-        if (!all[pe].ok) failed.push_back(pe);
-        else if (all[pe].page && all[pe].page < huge_page) ++small, small_page = all[pe].page;
+        const outcome &o = all[std::size_t(pe)];
+        if (!o.ok) failed.push_back(pe);
+        else if (o.page && o.page < huge_page) ++small, small_page = o.page;
     }
-    delete[] all;
     if (!failed.empty()) {
         if (ok) transport::unmap(c.mem);
         re_reserve(addr, need);
