@@ -11,6 +11,7 @@
  *          a message naming USHMEM_HEAP_MAX; smaller allocations still work afterwards.
  *   refused (USHMEM_TEST_FAULT=refuse_growth) the last PE fails to map the first chunk: NULL on every
  *          PE with a message naming that PE, and the next growth works.
+ *   cross  a put from the end of one chunk into the next: refused as not symmetric (expect_error.sh).
  *   fixed  (USHMEM_HEAP_GROW=0) the heap does not grow: NULL with the fixed heap's message.
  *   kill   grows, then the last PE kills itself (SIGKILL): run under robust_heap.sh, which checks
  *          that nothing is left in System V or /dev/shm. */
@@ -224,7 +225,7 @@ static void grow(void) {
 }
 
 int main(int argc, char **argv) {
-    CHECK_NOSHMEM(argc == 2, "usage: heap_grow grow|fail|refused|fixed|kill");
+    CHECK_NOSHMEM(argc == 2, "usage: heap_grow grow|fail|refused|cross|fixed|kill");
     const char *mode = argv[1];
     /* For robust_heap.sh, which finds what the job left behind by these (as robust.c prints them). */
     const char *jobid = getenv("OMPI_MCA_ess_base_jobid"), *rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -263,6 +264,16 @@ int main(int argc, char **argv) {
         put_check(q, 6 * MIB, 5, "block of the growth after a refused one");
         shmem_free(q);
         printf("[PE %d] heap_grow refused: NULL on every PE, then growth works: OK\n", me);
+    } else if (!strcmp(mode, "cross")) {
+        /* A put that runs from one chunk into the next (two blocks, two UCX allocations): not one
+         * symmetric object, reported as such (run under expect_error.sh). */
+        unsigned char *a = shmem_malloc(2 * MIB - 4096), *b = shmem_malloc(2 * MIB - 4096),
+                      *c = shmem_malloc(2 * MIB - 4096), *d = shmem_malloc(2 * MIB - 4096);
+        CHECK(a && b && c && d, "blocks");
+        CHECK((size_t)(d - c) == 2 * MIB, "c and d should start consecutive chunks: %p %p", (void *)c, (void *)d);
+        unsigned char buf[256] = {0};
+        shmem_putmem(c + 2 * MIB - 100, buf, 200, (me + 1) % np);
+        FAIL("a put across two chunks was not refused");
     } else if (!strcmp(mode, "fixed")) {
         unsigned char *p = shmem_malloc(64 * MIB);
         CHECK(p == NULL, "64 MiB with USHMEM_HEAP_GROW=0 should fail");
