@@ -231,7 +231,12 @@ std::optional<std::size_t> allocate_growing(const char *routine, std::size_t siz
         if (auto off = rt.heap.allocate(size, alignment)) return off;
         why = "internal error: the heap grew but the allocation still does not fit";
     }
-    if (why.empty()) {
+    // No growth (off), or an alignment as large as the whole reservation with a free block large
+    // enough: only a smaller alignment helps, which is what the fixed heap's message says.
+    const bool alignment_alone = alignment > heap_allocator::default_alignment &&
+                                 alignment >= rt.grown.start + rt.grown.limit &&
+                                 rt.heap.largest_free_block() >= size;
+    if (why.empty() || alignment_alone) {
         report_exhausted(routine, size, alignment);
         return std::nullopt;
     }
