@@ -10,7 +10,7 @@
 #include "core/peers.hpp"
 #include "core/preflight.hpp"
 #include "core/runtime.hpp"
-#include "core/segments.hpp"
+#include "core/mappings.hpp"
 #include "core/stats.hpp"
 #include "transport/transport.hpp"
 

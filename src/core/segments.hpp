@@ -1,6 +1,7 @@
 // Creating and removing the symmetric segments.
 #pragma once
 
+#include "core/mappings.hpp"
 #include "core/runtime.hpp"
 
 namespace ushmem::core {
@@ -14,16 +15,7 @@ void map_static(const char *routine);
 void unmap_static();
 void unmap_heap();
 
-// UCX creates its System V segments (our heap and static data, and its own FIFOs) with mode
-// 0660: group members could shmat them by id. Sets 0600 on every SysV segment mapped in this
-// process that this process created (docs/security.md). Returns how many it changed.
-int restrict_shm_permissions();
-
-// Page size backing the mapping that starts at `addr` (from /proc/self/smaps), 0 if unknown.
-std::size_t mapping_page_size(std::uintptr_t addr);
-
-// NUMA placement and progress-thread binding (hwloc). No-ops on single-node machines.
-void place_heap_on_local_numa(void *addr, std::size_t len);
+// Progress-thread binding (hwloc). No-op on single-node machines.
 // The CPU set (hwloc list string) the progress thread should be bound to, "" for none.
 std::string progress_thread_cpus(int local_rank, int local_size);
 void bind_current_thread(const std::string &cpus);
