@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef TEST_WITH_USHMEM
 #define TEST_WITH_USHMEM 0
@@ -158,6 +159,18 @@ static inline size_t first_bad_byte(const void *p, size_t nbytes, int pe, uint32
                 test_fail(__FILE__, __LINE__, __VA_ARGS__);                                  \
             }                                                                                \
     } while (0)
+
+/* ---- For robust_heap.sh and the fault scripts: who this PE is, before shmem_init ---- */
+
+/* Prints "robust: PE <rank> pid <pid> job <hex>": Open MPI names its shared-memory files after the
+ * job id (in hex), and the rank is known before shmem_init from the launcher's environment, so the
+ * scripts can find what a killed job left behind. */
+static inline void print_robust_tag(void) {
+    const char *jobid = getenv("OMPI_MCA_ess_base_jobid"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    printf("robust: PE %s pid %ld job %lx\n", rank ? rank : "?", (long)getpid(),
+           jobid ? strtoul(jobid, NULL, 10) : 0ul);
+    fflush(stdout);
+}
 
 /* ---- Time and waiting ---- */
 

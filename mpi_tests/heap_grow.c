@@ -227,11 +227,7 @@ static void grow(void) {
 int main(int argc, char **argv) {
     CHECK_NOSHMEM(argc == 2, "usage: heap_grow grow|fail|refused|cross|fixed|kill");
     const char *mode = argv[1];
-    /* For robust_heap.sh, which finds what the job left behind by these (as robust.c prints them). */
-    const char *jobid = getenv("OMPI_MCA_ess_base_jobid"), *rank = getenv("OMPI_COMM_WORLD_RANK");
-    printf("robust: PE %s pid %ld job %lx\n", rank ? rank : "?", (long)getpid(),
-           jobid ? strtoul(jobid, NULL, 10) : 0ul);
-    fflush(stdout);
+    print_robust_tag(); /* robust_heap.sh finds what the job left behind by it */
     shmem_init();
     int me = shmem_my_pe(), np = shmem_n_pes();
     if (!strcmp(mode, "grow")) {

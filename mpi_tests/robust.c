@@ -88,12 +88,7 @@ int main(int argc, char **argv) {
     CHECK_NOSHMEM(argc == 2, "usage: robust MODE");
     const char *mode = argv[1];
 
-    /* Open MPI names its shared-memory files after the job id (in hex); the rank is known before
-     * shmem_init from the launcher's environment. */
-    const char *jobid = getenv("OMPI_MCA_ess_base_jobid"), *rank = getenv("OMPI_COMM_WORLD_RANK");
-    printf("robust: PE %s pid %ld job %lx\n", rank ? rank : "?", (long)getpid(),
-           jobid ? strtoul(jobid, NULL, 10) : 0ul);
-    fflush(stdout);
+    print_robust_tag();
     if (strcmp(mode, "init_only") == 0) {
         shmem_init();
         printf("robust: PE %d: shmem_init returned\n", shmem_my_pe());

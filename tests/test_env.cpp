@@ -75,7 +75,7 @@ TEST(Env, DefaultsComeFromTheTable) {
     settings s;
     std::string err;
     ASSERT_TRUE(load_settings(s, err, fake_getenv)) << err;
-    EXPECT_EQ(s.symmetric_size, std::size_t(256) << 20);
+    EXPECT_EQ(s.symmetric_size, std::size_t(64) << 20);
     EXPECT_TRUE(s.direct);
     EXPECT_EQ(s.progress_thread, "auto");
     EXPECT_EQ(s.wait_timeout, 0.0);

@@ -37,7 +37,7 @@ TEST(Preflight, AlikeSettingsAreSettings) {
         for (const env_var &v : env_table()) known = known || std::string(v.name) == name;
         EXPECT_TRUE(known) << name << " is not in env_defs.h";
     }
-    EXPECT_EQ(setting_value(s, "SHMEM_SYMMETRIC_SIZE"), std::to_string(256u << 20));
+    EXPECT_EQ(setting_value(s, "SHMEM_SYMMETRIC_SIZE"), std::to_string(64u << 20));
     EXPECT_EQ(setting_value(s, "NO_SUCH_SETTING"), "");
 }
 
@@ -119,7 +119,7 @@ TEST(Preflight, RequestAddsTheTeamSlotsAndRounds) {
     ASSERT_TRUE(load_settings(s, err, [](const char *) -> const char * { return nullptr; })) << err;
     heap_request r = heap_request_of(s);
     EXPECT_FALSE(r.overflow);
-    EXPECT_EQ(r.user, 256u << 20);
+    EXPECT_EQ(r.user, 64u << 20);
     EXPECT_GT(r.teams, 0u);
     EXPECT_EQ(r.total % (2u << 20), 0u);
     EXPECT_GE(r.total, r.user + r.teams);

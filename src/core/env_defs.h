@@ -6,7 +6,7 @@
 // kind: size (bytes; K/M/G/T suffixes, binary), boolean (0/1/yes/no/on/off/true/false),
 //       integer, seconds (decimal, 0 = off), choice (a word from the list in the description).
 // The settings struct, the parser, SHMEM_INFO's listing and the docs table all come from here.
-USHMEM_ENV(symmetric_size, "SHMEM_SYMMETRIC_SIZE", size, "256M", "1", "",
+USHMEM_ENV(symmetric_size, "SHMEM_SYMMETRIC_SIZE", size, "64M", "1", "",
            "Bytes of symmetric heap per PE (at least 1; K/M/G/T suffixes): the initial size of a heap that grows (USHMEM_HEAP_GROW, the default), the whole heap otherwise. Backed by 2 MiB huge pages when the pool has them. The same on every PE (checked at init, as is that the machine can hold it).")
 USHMEM_ENV(heap_grow, "USHMEM_HEAP_GROW", boolean, "1", "", "",
            "Grow the symmetric heap when a collective allocation does not fit: every PE maps the next chunk(s) (USHMEM_HEAP_CHUNK) at the same address, up to USHMEM_HEAP_MAX; SHMEM_SYMMETRIC_SIZE is then the initial size. Existing blocks never move. Needs the heap at the same address on every PE (USHMEM_HEAP_ADDRESS not 'any'). 0: the fixed heap of SHMEM_SYMMETRIC_SIZE, as before. The same on every PE (checked at init).")

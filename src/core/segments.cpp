@@ -131,7 +131,7 @@ inline void raw_copy(void *dst, const void *src, std::size_t n) {
 void map_heap(const char *routine) {
     segment &h = rt.seg[seg_heap];
     if (rt.cfg.symmetric_size == 0)
-        fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 256M");
+        fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 64M");
     // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for
     // (check_heap_fits has made sure that the sum fits the machine).
     std::size_t size = heap_request_of(rt.cfg).total;
