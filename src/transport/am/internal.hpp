@@ -1,5 +1,5 @@
-// transport/am/internal.hpp: what the message files (message, send, receive, acks) share with
-// one another and with worker.cpp and context.cpp; never seen by the core.
+// transport/am/internal.hpp: what the message files (message, send, receive, acks, held) share
+// with one another and with worker.cpp and context.cpp; never seen by the core.
 #pragma once
 
 #include "transport/am/acks.hpp"
@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace ushmem::transport::am {
 
@@ -95,8 +96,18 @@ inline void carry_acks(signal_header &h, std::uint32_t to) {
     }
 }
 
-// ---- sending (send.cpp) ----------------------------------------------------------------------
-// Sizes the per-PE held counts (set_ack_handler).
+// ---- the bytes held per target (held.cpp) -----------------------------------------------------
+// The bytes of signal messages (signal_nbx) that this PE holds per target PE until UCX has sent
+// them (held_bytes): a target that stops reading its socket (SIGSTOP, a debugger) leaves them all
+// queued on its endpoint (UCX's pending requests hold the copies), and the core bounds them
+// (USHMEM_INFLIGHT_BYTES). Counted before the send, so never below 0 (signed: a wrong count shows
+// as such, not as 2^64). Acknowledgements and get requests are not counted (small, and bounded by
+// what they answer). Written by signal_nbx and its send callback (send.cpp), on any thread.
+// Declared hidden (as the build defines everything): signal_nbx then reads them as it did when
+// they were its file's own, by one load relative to the code, not through an address loaded first.
+[[gnu::visibility("hidden")]] extern std::unique_ptr<std::atomic<std::int64_t>[]> g_held;
+[[gnu::visibility("hidden")]] extern std::uint32_t g_held_n;  // the PEs counted (0 until sized)
+// Sizes the per-PE held counts (set_ack_handler, at init).
 void size_held(std::uint32_t npes);
 
 } // namespace ushmem::transport::am

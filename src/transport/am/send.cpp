@@ -9,7 +9,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 
 namespace ushmem::transport {
 
@@ -21,15 +20,8 @@ void signal_sent(void *request, ucs_status_t status, void *copy) {
     nbi_completion(request, status, nullptr);
 }
 
-// The bytes of signal messages (signal_nbx) that this PE holds per target PE until UCX has sent
-// them (held_bytes): a target that stops reading its socket (SIGSTOP, a debugger) leaves them all
-// queued on its endpoint (UCX's pending requests hold the copies), and the core bounds them
-// (USHMEM_INFLIGHT_BYTES). Counted before the send, so never below 0 (signed: a wrong count shows
-// as such, not as 2^64). Acknowledgements and get requests are not counted (small, and bounded by
-// what they answer).
-std::unique_ptr<std::atomic<std::int64_t>[]> g_held;
-std::uint32_t g_held_n = 0;
-// Ahead of such a message's header in its allocation: which counter it is on, and how much.
+// Ahead of a counted signal message's header in its allocation: which held count (g_held,
+// held.cpp) it is on, and how much.
 struct alignas(16) held_tag {
     std::uint32_t pe;
     std::int64_t bytes;
@@ -39,15 +31,7 @@ void signal_sent_held(void *request, ucs_status_t status, void *owner) {
     g_held[t->pe].fetch_sub(t->bytes, std::memory_order_release);
     signal_sent(request, status, owner);
 }
-} // namespace
 
-void am::size_held(std::uint32_t npes) {
-    g_held.reset(new std::atomic<std::int64_t>[npes]());
-    g_held_n = npes;
-    detail::shared.held = g_held.get();
-}
-
-namespace {
 // Sends issued by the core: under the worker's lock, counted (issue_op).
 const char *send_copy(ucp_worker_h w, ucp_ep_h ep, unsigned id, void *copy, std::size_t hlen, std::size_t n,
                       std::uint32_t flags, const void *borrowed = nullptr) {
