@@ -16,6 +16,7 @@
 
 namespace ushmem::transport {
 
+// Creating workers with ushmem's message handlers on them (worker_setup.cpp, above am/).
 // The main worker. `thread_multiple`: thread mode MULTI (SHMEM_THREAD_MULTIPLE: the program's
 // threads call UCX at once); else SERIALIZED when a progress thread will share it
 // (share_main_worker() was called), else SINGLE.

@@ -1,5 +1,5 @@
 // transport/am/internal.hpp: what the message files (message, send, receive, acks, held) share
-// with one another and with worker.cpp and context.cpp; never seen by the core.
+// with one another and with worker_setup.cpp and context.cpp; never seen by the core.
 #pragma once
 
 #include "transport/am/acks.hpp"
