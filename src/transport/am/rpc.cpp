@@ -1,5 +1,5 @@
-// transport/am/rpc.cpp: remote procedure calls on the wire (requests, replies, their handlers) and
-// the gate in front of the core's queued calls (run_rpcs_slow).
+// transport/am/rpc.cpp: remote procedure calls on the wire (requests, replies, their handlers).
+// The gate in front of the core's queued calls (run_rpcs_slow) is rpc_gate.cpp's.
 #include "transport/am/rpc.hpp"
 
 #include "transport/am/internal.hpp"
@@ -15,10 +15,6 @@ using namespace am;
 namespace {
 rpc_request_handler g_request = nullptr;
 rpc_reply_handler g_reply = nullptr;
-void (*g_runner)() = nullptr;
-bool g_on_server = false;
-thread_local bool t_server = false;   // the progress thread
-thread_local bool t_running = false;  // inside the runner: the program's function calls the library
 
 const char *send(std::uint32_t to, unsigned id, const void *hdr, std::size_t hlen, const void *data, std::size_t n) {
     const ack_endpoint endpoint_of = detail::shared.ack_endpoint_of.load(std::memory_order_acquire);
@@ -48,21 +44,6 @@ const char *rpc_request_nbx(std::uint32_t to, const rpc_header &h, const void *d
 }
 const char *rpc_reply_nbx(std::uint32_t to, const rpc_reply_header &h, const void *data, std::size_t n) {
     return send(to, rpc_reply_am_id, &h, sizeof h, data, n);
-}
-
-void set_rpc_runner(void (*run)(), bool on_server) {
-    g_runner = run;
-    g_on_server = on_server;
-}
-
-void rpc_mark_server_thread() { t_server = true; }
-
-void run_rpcs_slow() {
-    if (!g_runner || t_running) return;  // (a function's own library calls do not nest calls)
-    if (t_server ? !g_on_server : detail::rpc_points == 0) return;
-    t_running = true;
-    g_runner();
-    t_running = false;
 }
 
 // A malformed message is dropped loudly: it is a bug of ours or a foreign sender, and the target
