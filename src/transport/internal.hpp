@@ -22,7 +22,9 @@ long now_ns();  // CLOCK_MONOTONIC (worker.cpp)
 // (worker.cpp).
 ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns);
 // The context's own worker that this thread waits on (own_wait_scope, sleep.cpp), or nullptr.
-extern thread_local ucp_worker_h t_own_wait;
+// Read by am/acks.cpp too (no signal to the worker this thread itself waits on), which sleep.cpp
+// calls: defined here, inline, so that neither file calls the other for it.
+inline thread_local ucp_worker_h t_own_wait = nullptr;
 
 // The progress thread asleep in poll() on the worker's fd is woken to park (kicked). One load
 // when it is not asleep there. (Inline: the PE's progress_shared() calls it on every progress.)

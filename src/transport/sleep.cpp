@@ -19,8 +19,6 @@
 
 namespace ushmem::transport {
 
-thread_local ucp_worker_h t_own_wait = nullptr;  // own_wait_scope
-
 namespace {
 thread_local std::uint32_t t_seen_seq = 0;
 
