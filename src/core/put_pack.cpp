@@ -118,7 +118,8 @@ std::uint64_t g_batches_next = 1;
 } // namespace
 
 void enable_packing(context &c) {
-    g_send_packs_before_wait = [](const char *routine) { settle_thread_packs(routine); };
+    g_send_packs_before_wait.store([](const char *routine) { settle_thread_packs(routine); },
+                                   std::memory_order_relaxed);
     if (!c.acked_msgs || rt.cfg.put_pack == 0) return;
     if (rt.thread_level == thread_multiple && !c.private_ctx) return;  // threads may share it
     // At most signal_message_max: USHMEM_PUT_PACK's range (env_defs.h) ends at 64K.

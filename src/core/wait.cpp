@@ -166,13 +166,14 @@ void describe_requests(const void *arg, char *buf, std::size_t len) {
 }
 } // namespace
 
-void (*g_send_packs_before_wait)(const char *routine) = nullptr;
+std::atomic<send_packs_hook> g_send_packs_before_wait{nullptr};
 
 transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op) {
     // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
     // loop of them, polling for an answer to packed puts, must send them here.
-    if (g_send_packs_before_wait) g_send_packs_before_wait(routine);
+    if (const send_packs_hook send = g_send_packs_before_wait.load(std::memory_order_relaxed))
+        send(routine);
     request_wait w{&c, reqs, n, op};
     const transport::worker_h wk = worker_of(c);
     // First a short spin driving the worker (a flush over tcp takes tens of microseconds), then

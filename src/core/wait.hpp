@@ -24,6 +24,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <cstddef>
 
 namespace ushmem::core {
@@ -148,8 +149,11 @@ struct pending_request {
 // What await_requests does first: send this thread's open put packs (a request may await an answer
 // that a packed put or get must reach first). Installed by put packs (put_pack.cpp,
 // enable_packing): the waits sit below put packs, which wait themselves, so they do not call up
-// into them by name (tools/call_graph.py). Null until packing is on.
-extern void (*g_send_packs_before_wait)(const char *routine);
+// into them by name (tools/call_graph.py). Null until packing is on. Atomic: threads creating
+// contexts concurrently (THREAD_MULTIPLE) all install it, while others wait (a relaxed load is
+// a plain load on the wait path).
+using send_packs_hook = void (*)(const char *routine);
+extern std::atomic<send_packs_hook> g_send_packs_before_wait;
 // Waits until UCX completes every request (of `c`'s worker), frees them, and returns the first
 // error status (UCS_OK if none). `op` names the operation for the USHMEM_WAIT_TIMEOUT message,
 // which lists the PEs whose requests are still incomplete: a target that is stopped, overloaded
