@@ -252,9 +252,9 @@ int init(const char *routine, const void *comm, int requested) {
     if (rt.cfg.test_fault == "short_get_replies") transport::inject_short_batch_replies();
     else if (rt.cfg.test_fault == "lose_wakeups") inject_lost_wakeups();
     else if (rt.cfg.test_fault == "reject_bulk") transport::inject_rejected_bulk();
-    else if (rt.cfg.test_fault == "refuse_growth") {}  // (core/heap_grow.cpp)
+    else if (rt.cfg.test_fault == "refuse_growth" || rt.cfg.test_fault == "kill_in_growth") {}  // (core/heap_grow.cpp)
     else if (rt.cfg.test_fault != "none")
-        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies, reject_bulk, refuse_growth "
+        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies, reject_bulk, refuse_growth, kill_in_growth "
                        "(faults for ushmem's own tests)", rt.cfg.test_fault.c_str());
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
