@@ -34,12 +34,14 @@ struct inflight_state {
 void describe_inflight(const void *arg, char *buf, std::size_t len) {
     const auto &w = *static_cast<const inflight_state *>(arg);
     const std::size_t i = std::size_t(w.pe);
-    std::snprintf(buf, len,
+    char what[256];
+    std::snprintf(what, sizeof what,
                   "room to send to PE %d under the bound on what is in flight to one PE (%" PRIu64
                   " messages unacknowledged, USHMEM_INFLIGHT_MSGS=%ld; %" PRId64
-                  " bytes of messages not yet sent, USHMEM_INFLIGHT_BYTES=%zu); no answer yet from PE %d%s",
+                  " bytes of messages not yet sent, USHMEM_INFLIGHT_BYTES=%zu)",
                   w.pe, acks_sent_of(*w.c)[i].load() - acks_done_of(*w.c)[i].load(), rt.cfg.inflight_msgs,
-                  transport::held_bytes(std::uint32_t(w.pe)), rt.cfg.inflight_bytes, w.pe, no_answer_hint());
+                  transport::held_bytes(std::uint32_t(w.pe)), rt.cfg.inflight_bytes);
+    describe_no_answer_from(buf, len, what, w.pe);
 }
 bool inflight_room(void *arg) {
     const auto &w = *static_cast<const inflight_state *>(arg);

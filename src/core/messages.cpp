@@ -147,7 +147,9 @@ void gather_wait(const char *routine, context &c, peer &p, int pe, strided_get &
         false, on_other_node(pe),
         [](const void *arg, char *buf, std::size_t len) {
             const auto *x = static_cast<const about *>(arg);
-            std::snprintf(buf, len, "the reply to %s; no answer yet from PE %d%s", x->what, x->pe, no_answer_hint());
+            char what[160];
+            std::snprintf(what, sizeof what, "the reply to %s", x->what);
+            describe_no_answer_from(buf, len, what, x->pe);
         },
         &a);
 }

@@ -29,6 +29,10 @@ const char *no_answer_hint() {
                                 "USHMEM_PROGRESS_THREAD=on makes a thread answer for it)";
 }
 
+void describe_no_answer_from(char *buf, std::size_t len, const char *what, int pe) {
+    std::snprintf(buf, len, "%s; no answer yet from PE %d%s", what, pe, no_answer_hint());
+}
+
 void describe_no_answer(char *buf, std::size_t len, const char *op, const missing_pes &pes) {
     std::snprintf(buf, len, "the completion of %s; no answer yet from PE%s%s", op, pes.text("").c_str(),
                   no_answer_hint());

@@ -29,6 +29,8 @@ private:
 // The text of a completion's timeout: "the completion of OP; no answer yet from PE a b ..." then
 // why a PE may not answer (no_answer_hint), into buf.
 void describe_no_answer(char *buf, std::size_t len, const char *op, const missing_pes &pes);
+// The same for one PE and any wait: "<what>; no answer yet from PE n" then the hint, into buf.
+void describe_no_answer_from(char *buf, std::size_t len, const char *what, int pe);
 
 // What a timeout adds after "no answer yet from PE n": why a PE may not answer, and, without a
 // progress thread, the setting that makes one answer for a PE that computes.

@@ -85,7 +85,7 @@ void close_endpoints(std::vector<ucp_ep_h> &eps, ucp_worker_h w, long flush_grac
         void *r = ep_flush_nbx(w, ep, &prm);
         if (UCS_PTR_IS_PTR(r)) reqs.push_back(r);
     }
-    const long deadline = now_ns() + flush_grace_ns;
+    const long deadline = now_nanos() + flush_grace_ns;
     bool late = false;
     for (void *r : reqs) {
         if (!late) late = drive_request(r, w, deadline) == UCS_INPROGRESS;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "transport/shared_state.hpp"
+#include "util/clock.hpp"
 
 #include <ucp/api/ucp.h>
 
@@ -16,7 +17,7 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err);
 // The main worker's wakeup fd (-1: none), fetched once per worker for serve() and
 // sleep_for_events() (sleep.cpp).
 int main_efd();
-long now_ns();  // CLOCK_MONOTONIC (worker.cpp)
+using util::now_nanos;  // the library's one clock (util/clock.hpp)
 // Drives `w` until `request` completes, or (deadline_ns > 0, CLOCK_MONOTONIC) until that time has
 // passed; returns its status (UCS_INPROGRESS: given up), and leaves freeing it to the caller
 // (worker.cpp).

@@ -110,7 +110,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
                     break;
                 }
                 // A PE woken here wants the CPU (on a shared core, ours): no poll after this event.
-                last_event = spin_ns && !woke ? now_ns() : 0;
+                last_event = spin_ns && !woke ? now_nanos() : 0;
                 continue;
             }
             // Right after activity more usually follows (the next request of a loop, the reply to
@@ -120,7 +120,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
             // CPU and 2 PEs, barrier 100-135 us polling, 60-88 not, as before the poll), nor
             // after an event that woke a thread of the PE; when the PE is back driving the worker
             // itself, park, as after a sleep.
-            if (spin_ns && last_event && now_ns() - last_event < spin_ns &&
+            if (spin_ns && last_event && now_nanos() - last_event < spin_ns &&
                 !detail::shared.pe_blocked.load(std::memory_order_relaxed) && detail::shared.pe_waiting.load(std::memory_order_relaxed) == 0) {
                 if (detail::shared.pe_progress.load(std::memory_order_relaxed) != pe_seen) break;
                 for (int i = 0; i < 32; ++i) __builtin_ia32_pause();
@@ -160,7 +160,7 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
             const bool kicked = detail::shared.serve_state.exchange(detail::srv_serving) == detail::srv_kicked;
             // The PE is back: park (unless it is blocked: its pe_blocking() moved the count too).
             if ((kicked || detail::shared.pe_progress.load(std::memory_order_relaxed) != seen) && !detail::shared.pe_blocked.load()) break;
-            if (spin_ns && !timed_out) last_event = now_ns();
+            if (spin_ns && !timed_out) last_event = now_nanos();
         }
     }
 }

@@ -39,12 +39,6 @@ std::vector<std::uint8_t> worker_address() {
     return out;
 }
 
-long now_ns() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return long(ts.tv_sec) * 1000000000L + ts.tv_nsec;
-}
-
 // Drives `w` until `request` completes, or (deadline_ns > 0, CLOCK_MONOTONIC) until that time has
 // passed; returns its status (UCS_INPROGRESS: given up), and leaves freeing it to the caller.
 // Spins briefly, then yields: the peer that must answer may share our core (more PEs than cores),
@@ -53,7 +47,7 @@ ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns) {
     ucs_status_t st;
     for (unsigned i = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS; ++i) {
         if (progress_both(w) != 0 || i <= 256) continue;
-        if (deadline_ns > 0 && now_ns() > deadline_ns) break;
+        if (deadline_ns > 0 && now_nanos() > deadline_ns) break;
         sched_yield();
     }
     return st;
