@@ -22,6 +22,11 @@
 namespace ushmem::bootstrap {
 namespace {
 MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match the program's
+// This node's PEs (ranked as in g_comm), and the nodes' first PEs among themselves (null on the
+// other PEs): the hierarchical exchanges below (gatherv_to_node_first, node_bcast). Made by join,
+// freed by leave.
+MPI_Comm g_node = MPI_COMM_NULL;
+MPI_Comm g_firsts = MPI_COMM_NULL;
 bool g_we_initialized = false;
 
 // The abstract socket name this job's PEs on this node contend for when they end the job
@@ -69,8 +74,10 @@ bool join(const void *comm, job &out, std::string &err) {
 
     // Node-local peers: split by shared-memory domain, then name each node by the lowest world
     // rank on it so that every PE computes the same node numbering.
-    MPI_Comm node;
-    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &node);
+    if (g_node != MPI_COMM_NULL) MPI_Comm_free(&g_node);
+    if (g_firsts != MPI_COMM_NULL) MPI_Comm_free(&g_firsts);
+    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &g_node);
+    MPI_Comm node = g_node;
     MPI_Comm_rank(node, &out.local_rank);
     MPI_Comm_size(node, &out.local_size);
     // The node's CPUs as its PEs see them (bootstrap.hpp, node_cpus). 0 when unknown.
@@ -93,7 +100,7 @@ bool join(const void *comm, job &out, std::string &err) {
     int len = std::snprintf(g_abort_name.sun_path + 1, sizeof g_abort_name.sun_path - 1,
                             "ushmem-abort-%016llx", static_cast<unsigned long long>(key));
     g_abort_name_len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + std::size_t(len));
-    MPI_Comm_free(&node);
+    MPI_Comm_split(g_comm, out.local_rank == 0 ? 0 : MPI_UNDEFINED, out.rank, &g_firsts);
     std::vector<int> leaders(out.size);
     MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
     std::vector<int> sorted = leaders;
@@ -117,6 +124,82 @@ void allgatherv(const void *mine, std::size_t len, std::vector<std::uint8_t> &al
     for (int i = 0; i < n; ++i) displs[i] = int(offsets[i]);
     all.resize(std::max<std::size_t>(offsets[n], 1));
     MPI_Allgatherv(mine, l, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE, g_comm);
+}
+
+void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
+                           std::vector<std::uint64_t> &offsets) {
+    all.clear();
+    offsets.clear();
+    int me = 0, local = 0, local_n = 0;
+    MPI_Comm_rank(g_comm, &me);
+    MPI_Comm_rank(g_node, &local);
+    MPI_Comm_size(g_node, &local_n);
+    // 1. On the node: every PE sends its rank, its length and its bytes to the node's first PE.
+    const std::uint32_t head[2] = {std::uint32_t(me), std::uint32_t(len)};
+    std::vector<std::uint32_t> heads(local == 0 ? 2 * std::size_t(local_n) : 0);
+    MPI_Gather(head, 2, MPI_UINT32_T, heads.data(), 2, MPI_UINT32_T, 0, g_node);
+    // The node's pack: [count][count x (rank, len)][their bytes, in that order].
+    std::vector<std::uint8_t> pack;
+    std::vector<int> lens, displs;
+    if (local == 0) {
+        const std::size_t meta = 4 + 8 * std::size_t(local_n);
+        std::size_t total = meta;
+        lens.resize(std::size_t(local_n));
+        displs.resize(std::size_t(local_n));
+        for (int i = 0; i < local_n; ++i) {
+            lens[std::size_t(i)] = int(heads[2 * std::size_t(i) + 1]);
+            displs[std::size_t(i)] = int(total);
+            total += heads[2 * std::size_t(i) + 1];
+        }
+        pack.resize(total);
+        const std::uint32_t count = std::uint32_t(local_n);
+        std::memcpy(pack.data(), &count, 4);
+        std::memcpy(pack.data() + 4, heads.data(), 8 * std::size_t(local_n));
+    }
+    MPI_Gatherv(mine, int(len), MPI_BYTE, pack.data(), lens.data(), displs.data(), MPI_BYTE, 0, g_node);
+    if (local != 0) return;
+    // 2. Among the nodes' first PEs: every node's pack.
+    int nodes_n = 0;
+    MPI_Comm_size(g_firsts, &nodes_n);
+    int l = int(pack.size());
+    const std::size_t nodes = static_cast<std::size_t>(nodes_n);
+    std::vector<int> plens(nodes), pdispls(nodes);
+    MPI_Allgather(&l, 1, MPI_INT, plens.data(), 1, MPI_INT, g_firsts);
+    std::size_t total = 0;
+    for (int i = 0; i < nodes_n; ++i) pdispls[std::size_t(i)] = int(total), total += std::size_t(plens[std::size_t(i)]);
+    std::vector<std::uint8_t> packs(std::max<std::size_t>(total, 1));
+    MPI_Allgatherv(pack.data(), l, MPI_BYTE, packs.data(), plens.data(), pdispls.data(), MPI_BYTE, g_firsts);
+    pack.clear();
+    pack.shrink_to_fit();
+    // 3. Ordered by rank: lengths first, then the bytes.
+    int n = 0;
+    MPI_Comm_size(g_comm, &n);
+    std::vector<const std::uint8_t *> from(std::size_t(n), nullptr);
+    std::vector<std::uint32_t> sizes(std::size_t(n), 0);
+    for (int i = 0; i < nodes_n; ++i) {
+        const std::uint8_t *p = packs.data() + pdispls[std::size_t(i)];
+        std::uint32_t count;
+        std::memcpy(&count, p, 4);
+        const std::uint8_t *data = p + 4 + 8 * std::size_t(count);
+        for (std::uint32_t k = 0; k < count; ++k) {
+            std::uint32_t rl[2];
+            std::memcpy(rl, p + 4 + 8 * std::size_t(k), 8);
+            if (rl[0] < std::uint32_t(n)) from[rl[0]] = data, sizes[rl[0]] = rl[1];
+            data += rl[1];
+        }
+    }
+    offsets.assign(std::size_t(n) + 1, 0);
+    for (int i = 0; i < n; ++i) offsets[std::size_t(i) + 1] = offsets[std::size_t(i)] + sizes[std::size_t(i)];
+    all.resize(std::max<std::uint64_t>(offsets[std::size_t(n)], 1));
+    for (int i = 0; i < n; ++i)
+        if (sizes[std::size_t(i)]) std::memcpy(all.data() + offsets[std::size_t(i)], from[std::size_t(i)], sizes[std::size_t(i)]);
+}
+
+void node_bcast(void *buf, std::size_t len) { MPI_Bcast(buf, int(len), MPI_BYTE, 0, g_node); }
+
+std::uint64_t sum_u64(std::uint64_t mine) {
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_SUM, g_comm);
+    return mine;
 }
 
 void allgather(const void *mine, std::size_t len, void *all) {
@@ -168,8 +251,11 @@ bool ibarrier_test() {
 bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
 
 void leave() {
-    if (g_comm != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&g_comm);
-    g_comm = MPI_COMM_NULL;
+    // Reverse order of join: the firsts' and the node's communicators, then ours.
+    for (MPI_Comm *c : {&g_firsts, &g_node, &g_comm}) {
+        if (*c != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(c);
+        *c = MPI_COMM_NULL;
+    }
     if (g_we_initialized && mpi_alive()) MPI_Finalize();
     g_we_initialized = false;
 }

@@ -1,0 +1,29 @@
+# Init-time tables held once per node (issue #50; src/core/node_table.hpp). Included from
+# mpi_tests/CMakeLists.txt. heap_grow's "grow" mode reaches every PE's heap, its chunks and its
+# static data with every data path and verifies every element: it needs every PE's worker address
+# and memory keys, so it reads every entry of every table.
+#   - private copies (USHMEM_NODE_TABLES=0, the exchange before the tables) still work;
+#   - a node whose segment is refused (the test fault) falls back to them with one notice, and the
+#     data still arrives;
+#   - a malformed entry ends the job naming the PE, on first contact, never a hang;
+#   - shm_perms (reliability.cmake) finds the tables among the SysV segments, read-only and 0600;
+#     heap_grow_kill and fault_host_* (robust.cmake, twohost.cmake) that a SIGKILL of a PE or of a
+#     whole host leaves none behind; the twohost and threehost tests that the tables work per
+#     simulated host (and on a node of one PE, which keeps a private copy).
+set(_nt_env SHMEM_SYMMETRIC_SIZE=4M USHMEM_HEAP_CHUNK=2M)
+ushmem_mpi_test(node_tables_private PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt_env} USHMEM_NODE_TABLES=0
+                TIMEOUT 180 LABELS "heap;scale")
+ushmem_mpi_test(node_table_refused PROGRAM heap_grow ARGS grow NP 2 4 CONFIGS default tcp
+                ENV ${_nt_env} USHMEM_TEST_FAULT=refuse_node_table TIMEOUT 180 LABELS "heap;scale"
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status 0
+                        [=[ushmem: notice: shmem_init: PE 0 could not make this node's table of worker address \(No space left on device\). every PE holds its own copy]=] --)
+ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt_env}
+                USHMEM_TEST_FAULT=bad_node_entry LABELS "scale;errors"
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
+                        [=[\(PE [0-9] of [24]\): PE ([13])'s worker address is malformed in this node's table \(bytes [0-9]+ to [0-9]+ of [0-9]+\): PE [13] cannot be reached. ending the job]=] --)
+if(USHMEM_TWOHOST_TESTS)
+  ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 4 CONFIGS twohost ENV ${_nt_env}
+                  USHMEM_TEST_FAULT=bad_node_entry TIMEOUT 300 LABELS "twohost;scale;errors"
+                  WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
+                          [=[PE 3's worker address is malformed in this node's table]=] --)
+endif()
