@@ -27,3 +27,22 @@ if(USHMEM_TWOHOST_TESTS)
                   WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
                           [=[PE 3's worker address is malformed in this node's table]=] --)
 endif()
+
+# More PEs than the 1, 2 and 4 of every other test (issue #50): 8 on one node (4 per CPU here), and
+# 8 on four simulated hosts (ci/cluster.sh --hosts 4, 2 PEs each): the tables, start-up and the
+# collectives with every element verified, where nodes hold several PEs and the first PEs of four
+# nodes exchange among themselves.
+ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 16 32 CONFIGS default tcp ENV ${_nt_env}
+                TIMEOUT 300 LABELS "heap;scale")
+ushmem_mpi_test(scale_coll_sync PROGRAM coll_sync NP 8 16 32 CONFIGS default tcp TIMEOUT 300 LABELS scale)
+if(USHMEM_TWOHOST_TESTS)
+  set(USHMEM_MPI_CONFIG_ENV_fourhost "")
+  set(USHMEM_MPI_CONFIG_WRAPPER_fourhost ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 4 --timeout @TIMEOUT@ --)
+  foreach(prog coll_sync rma_typed)
+    ushmem_mpi_test(scale_${prog} PROGRAM ${prog} NP 8 CONFIGS fourhost TIMEOUT 300 LABELS "twohost;scale")
+  endforeach()
+  ushmem_mpi_test(scale_coll_data_quick PROGRAM coll_data ARGS quick NP 8 CONFIGS fourhost TIMEOUT 300
+                  LABELS "twohost;scale")
+  ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 CONFIGS fourhost ENV ${_nt_env}
+                  TIMEOUT 300 LABELS "twohost;scale;heap")
+endif()

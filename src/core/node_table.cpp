@@ -17,7 +17,6 @@
 namespace ushmem::core {
 
 namespace {
-std::atomic<std::size_t> g_mapped{0};
 // Why this job holds private tables (empty: it does not). Decided by the first exchange, alike on
 // every PE, and kept: later tables (a heap growth's) follow it.
 std::string g_private_reason;
@@ -53,46 +52,28 @@ void gather_private(const char *what, const void *mine, std::size_t len, node_ta
     const std::size_t bytes = 8 * w.size();
     t.adopt_private(std::move(w), bytes);
 }
+
+// Some PE could not make or map its node's table: the whole job holds private copies, from now on
+// (collective: every PE calls it). `failed`, `err`: this PE's part; the lowest failing PE says why.
+void fall_back(const char *routine, const char *what, const void *mine, std::size_t len, node_table &t,
+               bool failed, int err) {
+    const std::uint64_t n = std::uint64_t(rt.npes);
+    const std::uint64_t first = bootstrap::min_u64(failed ? std::uint64_t(rt.me) : n);
+    char why[200];
+    if (std::uint64_t(rt.me) == first)
+        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not %s this node's table of %s (%s)", first,
+                      rt.local_rank == 0 ? "make" : "map", what, std::strerror(err ? err : EINVAL));
+    else
+        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not make or map its node's table of %s", first, what);
+    g_private_reason = why;
+    if (std::uint64_t(rt.me) == first)
+        notice("%s: %s; every PE holds its own copy of the init-time tables (memory per PE grows with the "
+               "job). Raise kernel.shmmax / kernel.shmall / kernel.shmmni, or USHMEM_NODE_TABLES=0 to "
+               "choose private copies",
+               routine, why);
+    gather_private(what, mine, len, t);
+}
 } // namespace
-
-node_table &node_table::operator=(node_table &&o) noexcept {
-    if (this == &o) return *this;
-    release();
-    words_ = o.words_;
-    shm_ = o.shm_;
-    private_ = std::move(o.private_);
-    bytes_ = o.bytes_;
-    o.words_ = nullptr;
-    o.shm_ = nullptr;
-    o.bytes_ = 0;
-    return *this;
-}
-
-void node_table::release() {
-    if (shm_) {
-        shmdt(shm_);
-        g_mapped.fetch_sub(1, std::memory_order_relaxed);
-    }
-    shm_ = nullptr;
-    words_ = nullptr;
-    bytes_ = 0;
-    std::vector<std::uint64_t>().swap(private_);
-}
-
-void node_table::adopt_shared(void *shm, std::size_t bytes) {
-    release();
-    shm_ = shm;
-    words_ = static_cast<const std::uint64_t *>(shm);
-    bytes_ = bytes;
-    g_mapped.fetch_add(1, std::memory_order_relaxed);
-}
-
-void node_table::adopt_private(std::vector<std::uint64_t> &&words, std::size_t bytes) {
-    release();
-    private_ = std::move(words);
-    words_ = private_.data();
-    bytes_ = bytes;
-}
 
 void gather_node_table(const char *routine, const char *what, const void *mine, std::size_t len,
                        node_table &t) {
@@ -102,12 +83,13 @@ void gather_node_table(const char *routine, const char *what, const void *mine, 
     std::vector<std::uint8_t> all;
     std::vector<std::uint64_t> offs;
     bootstrap::gatherv_to_node_first(mine, len, all, offs);
-    if (rt.local_size == 1) {  // nothing to share: this PE's own copy
+    if (rt.local_size == 1) {  // nothing to share: this PE's own copy (it still takes part below)
         std::vector<std::uint64_t> w(table_words(n, offs[n]));
         write_table(w.data(), what, all, offs, n);
         const std::size_t bytes = 8 * w.size();
         t.adopt_private(std::move(w), bytes);
-        return;
+        if (bootstrap::all_true(true)) return;
+        return fall_back(routine, what, mine, len, t, /*failed=*/false, 0);
     }
     // The node's first PE makes, fills and marks for removal the segment; the others map it.
     // {shmid or -1, its bytes, errno of the failure}
@@ -151,19 +133,8 @@ void gather_node_table(const char *routine, const char *what, const void *mine, 
         t.adopt_shared(shm, std::size_t(seg[1]));
         return;
     }
-    // Some PE could not make or map it: the whole job holds private copies, from now on.
     if (shm) shmdt(shm);
-    const std::uint64_t first = bootstrap::min_u64(shm ? std::uint64_t(n) : std::uint64_t(rt.me));
-    char why[200];
-    std::snprintf(why, sizeof why, "PE %" PRIu64 " could not %s this node's table of %s (%s)", first,
-                  rt.local_rank == 0 ? "make" : "map", what, std::strerror(err ? err : EINVAL));
-    g_private_reason = why;
-    if (std::uint64_t(rt.me) == first)
-        notice("%s: %s; every PE holds its own copy of the init-time tables (memory per PE grows with the "
-               "job). Raise kernel.shmmax / kernel.shmall / kernel.shmmni, or USHMEM_NODE_TABLES=0 to "
-               "choose private copies",
-               routine, why);
-    gather_private(what, mine, len, t);
+    fall_back(routine, what, mine, len, t, shm == nullptr, err);
 }
 
 const std::uint8_t *node_entry(const char *routine, const char *what, const node_table &t, int pe,
@@ -183,8 +154,6 @@ const std::uint8_t *node_entry(const char *routine, const char *what, const node
     if (len) *len = std::size_t(hi - lo);
     return reinterpret_cast<const std::uint8_t *>(off + rt.npes + 1) + lo;
 }
-
-std::size_t node_tables_mapped() { return g_mapped.load(std::memory_order_relaxed); }
 
 const char *node_tables_private_reason() {
     if (!rt.cfg.node_tables) return "USHMEM_NODE_TABLES=0";
