@@ -22,11 +22,16 @@
 namespace ushmem::bootstrap {
 namespace {
 MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match the program's
-// This node's PEs (ranked as in g_comm), and the nodes' first PEs among themselves (null on the
-// other PEs): the hierarchical exchanges below (gatherv_to_node_first, node_bcast). Made by join,
-// freed by leave.
-MPI_Comm g_node = MPI_COMM_NULL;
-MPI_Comm g_firsts = MPI_COMM_NULL;
+// For the hierarchical exchanges below (gatherv_to_node_first, node_bcast), point to point over
+// g_comm: no communicator of their own, whose creation costs Open MPI several reductions over the
+// job (about a second each with 32 PEs on four simulated hosts of a 2-core machine). Set by join:
+// this node's first rank (its lowest), this node's ranks, and on a first rank every node's first.
+// Tags: member to first, first to first, first to members (the tables of one init follow each
+// other; MPI keeps messages of one tag between two ranks in order).
+int g_first = -1;
+std::vector<int> g_members;
+std::vector<int> g_firsts;
+constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533;
 bool g_we_initialized = false;
 
 // The abstract socket name this job's PEs on this node contend for when they end the job
@@ -74,10 +79,8 @@ bool join(const void *comm, job &out, std::string &err) {
 
     // Node-local peers: split by shared-memory domain, then name each node by the lowest world
     // rank on it so that every PE computes the same node numbering.
-    if (g_node != MPI_COMM_NULL) MPI_Comm_free(&g_node);
-    if (g_firsts != MPI_COMM_NULL) MPI_Comm_free(&g_firsts);
-    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &g_node);
-    MPI_Comm node = g_node;
+    MPI_Comm node;
+    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &out.local_rank);
     MPI_Comm_size(node, &out.local_size);
     // The node's CPUs as its PEs see them (bootstrap.hpp, node_cpus). 0 when unknown.
@@ -100,7 +103,7 @@ bool join(const void *comm, job &out, std::string &err) {
     int len = std::snprintf(g_abort_name.sun_path + 1, sizeof g_abort_name.sun_path - 1,
                             "ushmem-abort-%016llx", static_cast<unsigned long long>(key));
     g_abort_name_len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + std::size_t(len));
-    MPI_Comm_split(g_comm, out.local_rank == 0 ? 0 : MPI_UNDEFINED, out.rank, &g_firsts);
+    MPI_Comm_free(&node);
     std::vector<int> leaders(out.size);
     MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
     std::vector<int> sorted = leaders;
@@ -109,6 +112,12 @@ bool join(const void *comm, job &out, std::string &err) {
     out.node_of.resize(out.size);
     for (int i = 0; i < out.size; ++i)
         out.node_of[i] = int(std::lower_bound(sorted.begin(), sorted.end(), leaders[i]) - sorted.begin());
+    g_first = leader;
+    g_members.clear();
+    for (int i = 0; i < out.size; ++i)
+        if (leaders[i] == leader) g_members.push_back(i);
+    g_firsts.clear();
+    if (out.rank == leader) g_firsts = sorted;
     return true;
 }
 
@@ -130,60 +139,75 @@ void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::u
                            std::vector<std::uint64_t> &offsets) {
     all.clear();
     offsets.clear();
-    int me = 0, local = 0, local_n = 0;
+    int me = 0, n = 0;
     MPI_Comm_rank(g_comm, &me);
-    MPI_Comm_rank(g_node, &local);
-    MPI_Comm_size(g_node, &local_n);
-    // 1. On the node: every PE sends its rank, its length and its bytes to the node's first PE.
-    const std::uint32_t head[2] = {std::uint32_t(me), std::uint32_t(len)};
-    std::vector<std::uint32_t> heads(local == 0 ? 2 * std::size_t(local_n) : 0);
-    MPI_Gather(head, 2, MPI_UINT32_T, heads.data(), 2, MPI_UINT32_T, 0, g_node);
-    // The node's pack: [count][count x (rank, len)][their bytes, in that order].
-    std::vector<std::uint8_t> pack;
-    std::vector<int> lens, displs;
-    if (local == 0) {
-        const std::size_t meta = 4 + 8 * std::size_t(local_n);
-        std::size_t total = meta;
-        lens.resize(std::size_t(local_n));
-        displs.resize(std::size_t(local_n));
-        for (int i = 0; i < local_n; ++i) {
-            lens[std::size_t(i)] = int(heads[2 * std::size_t(i) + 1]);
-            displs[std::size_t(i)] = int(total);
-            total += heads[2 * std::size_t(i) + 1];
-        }
-        pack.resize(total);
-        const std::uint32_t count = std::uint32_t(local_n);
-        std::memcpy(pack.data(), &count, 4);
-        std::memcpy(pack.data() + 4, heads.data(), 8 * std::size_t(local_n));
-    }
-    MPI_Gatherv(mine, int(len), MPI_BYTE, pack.data(), lens.data(), displs.data(), MPI_BYTE, 0, g_node);
-    if (local != 0) return;
-    // 2. Among the nodes' first PEs: every node's pack.
-    int nodes_n = 0;
-    MPI_Comm_size(g_firsts, &nodes_n);
-    int l = int(pack.size());
-    const std::size_t nodes = static_cast<std::size_t>(nodes_n);
-    std::vector<int> plens(nodes), pdispls(nodes);
-    MPI_Allgather(&l, 1, MPI_INT, plens.data(), 1, MPI_INT, g_firsts);
-    std::size_t total = 0;
-    for (int i = 0; i < nodes_n; ++i) pdispls[std::size_t(i)] = int(total), total += std::size_t(plens[std::size_t(i)]);
-    std::vector<std::uint8_t> packs(std::max<std::size_t>(total, 1));
-    MPI_Allgatherv(pack.data(), l, MPI_BYTE, packs.data(), plens.data(), pdispls.data(), MPI_BYTE, g_firsts);
-    pack.clear();
-    pack.shrink_to_fit();
-    // 3. Ordered by rank: lengths first, then the bytes.
-    int n = 0;
     MPI_Comm_size(g_comm, &n);
+    // 1. On the node: every rank sends its bytes to the node's first rank (one message each).
+    if (me != g_first) {
+        MPI_Send(mine, int(len), MPI_BYTE, g_first, tag_blob, g_comm);
+        return;
+    }
+    // The node's pack: [count][count x (rank, len)][their bytes, in that order].
+    const std::size_t count = g_members.size();
+    std::vector<std::vector<std::uint8_t>> blobs(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        const int r = g_members[k];
+        if (r == me) {
+            blobs[k].assign(static_cast<const std::uint8_t *>(mine), static_cast<const std::uint8_t *>(mine) + len);
+            continue;
+        }
+        MPI_Status st;
+        MPI_Probe(r, tag_blob, g_comm, &st);
+        int got = 0;
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        blobs[k].resize(std::size_t(got));
+        MPI_Recv(blobs[k].data(), got, MPI_BYTE, r, tag_blob, g_comm, MPI_STATUS_IGNORE);
+    }
+    std::vector<std::uint8_t> pack(4 + 8 * count);
+    const std::uint32_t c32 = std::uint32_t(count);
+    std::memcpy(pack.data(), &c32, 4);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t rl[2] = {std::uint32_t(g_members[k]), std::uint32_t(blobs[k].size())};
+        std::memcpy(pack.data() + 4 + 8 * k, rl, 8);
+        pack.insert(pack.end(), blobs[k].begin(), blobs[k].end());
+    }
+    blobs.clear();
+    // 2. Among the nodes' first ranks: every node's pack, one message to and from each other first.
+    const std::size_t nodes = g_firsts.size();
+    std::vector<std::vector<std::uint8_t>> packs(nodes);
+    std::vector<MPI_Request> sends;
+    sends.reserve(nodes);
+    for (std::size_t i = 0; i < nodes; ++i)
+        if (g_firsts[i] != me) {
+            sends.emplace_back();
+            MPI_Isend(pack.data(), int(pack.size()), MPI_BYTE, g_firsts[i], tag_pack, g_comm, &sends.back());
+        }
+    for (std::size_t i = 0; i < nodes; ++i) {
+        if (g_firsts[i] == me) continue;
+        MPI_Status st;
+        MPI_Probe(g_firsts[i], tag_pack, g_comm, &st);
+        int got = 0;
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        packs[i].resize(std::size_t(got));
+        MPI_Recv(packs[i].data(), got, MPI_BYTE, g_firsts[i], tag_pack, g_comm, MPI_STATUS_IGNORE);
+    }
+    MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t i = 0; i < nodes; ++i)
+        if (g_firsts[i] == me) packs[i] = std::move(pack);
+    // 3. Ordered by rank: lengths first, then the bytes.
     std::vector<const std::uint8_t *> from(std::size_t(n), nullptr);
     std::vector<std::uint32_t> sizes(std::size_t(n), 0);
-    for (int i = 0; i < nodes_n; ++i) {
-        const std::uint8_t *p = packs.data() + pdispls[std::size_t(i)];
-        std::uint32_t count;
-        std::memcpy(&count, p, 4);
-        const std::uint8_t *data = p + 4 + 8 * std::size_t(count);
-        for (std::uint32_t k = 0; k < count; ++k) {
+    for (const auto &pk : packs) {
+        if (pk.size() < 4) continue;
+        std::uint32_t cnt;
+        std::memcpy(&cnt, pk.data(), 4);
+        if (pk.size() < 4 + 8 * std::size_t(cnt)) continue;
+        const std::uint8_t *data = pk.data() + 4 + 8 * std::size_t(cnt);
+        const std::uint8_t *end = pk.data() + pk.size();
+        for (std::uint32_t k = 0; k < cnt; ++k) {
             std::uint32_t rl[2];
-            std::memcpy(rl, p + 4 + 8 * std::size_t(k), 8);
+            std::memcpy(rl, pk.data() + 4 + 8 * std::size_t(k), 8);
+            if (rl[1] > std::size_t(end - data)) break;  // a short pack: its entries stay missing
             if (rl[0] < std::uint32_t(n)) from[rl[0]] = data, sizes[rl[0]] = rl[1];
             data += rl[1];
         }
@@ -195,7 +219,16 @@ void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::u
         if (sizes[std::size_t(i)]) std::memcpy(all.data() + offsets[std::size_t(i)], from[std::size_t(i)], sizes[std::size_t(i)]);
 }
 
-void node_bcast(void *buf, std::size_t len) { MPI_Bcast(buf, int(len), MPI_BYTE, 0, g_node); }
+void node_bcast(void *buf, std::size_t len) {
+    int me = 0;
+    MPI_Comm_rank(g_comm, &me);
+    if (me != g_first) {
+        MPI_Recv(buf, int(len), MPI_BYTE, g_first, tag_bcast, g_comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (int r : g_members)
+        if (r != me) MPI_Send(buf, int(len), MPI_BYTE, r, tag_bcast, g_comm);
+}
 
 std::uint64_t sum_u64(std::uint64_t mine) {
     MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_SUM, g_comm);
@@ -251,11 +284,11 @@ bool ibarrier_test() {
 bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
 
 void leave() {
-    // Reverse order of join: the firsts' and the node's communicators, then ours.
-    for (MPI_Comm *c : {&g_firsts, &g_node, &g_comm}) {
-        if (*c != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(c);
-        *c = MPI_COMM_NULL;
-    }
+    if (g_comm != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&g_comm);
+    g_comm = MPI_COMM_NULL;
+    g_members.clear();
+    g_firsts.clear();
+    g_first = -1;
     if (g_we_initialized && mpi_alive()) MPI_Finalize();
     g_we_initialized = false;
 }
