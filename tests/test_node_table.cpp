@@ -75,3 +75,30 @@ TEST_F(NodeTable, TableOfAnotherJobSizeIsRefused) {
     EXPECT_EXIT(core::node_entry("shmem_putmem", "worker address", none, 0), ::testing::ExitedWithCode(1),
                 "the table of every PE's worker address is missing");
 }
+
+TEST_F(NodeTable, PartsOfAnEntryComeBackAndABadPartEndsTheJob) {
+    auto entry = [](std::vector<std::string> parts, int lie = -1) {
+        std::string e(4 + 4 * parts.size(), '\0');
+        const std::uint32_t c = std::uint32_t(parts.size());
+        std::memcpy(e.data(), &c, 4);
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            const std::uint32_t l = std::uint32_t(parts[i].size()) + (int(i) == lie ? 7 : 0);
+            std::memcpy(e.data() + 4 + 4 * i, &l, 4);
+        }
+        for (const auto &p : parts) e += p;
+        return e;
+    };
+    core::node_table t = make_table({entry({"addr0", "hk0", "sk0"}), entry({"address1", "h1", "s1"}, 1),
+                                     entry({"a2", "", "s2"})});
+    std::size_t len = 0;
+    const std::uint8_t *p = core::node_part("test", core::init_table_what, t, 0, core::part_heap_rkey, &len);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(p), len), "hk0");
+    p = core::node_part("test", core::init_table_what, t, 0, core::part_worker, &len);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(p), len), "addr0");
+    p = core::node_part("test", core::init_table_what, t, 2, core::part_static_rkey, &len);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(p), len), "s2");
+    EXPECT_EXIT(core::node_part("shmem_putmem", core::init_table_what, t, 1, core::part_worker),
+                ::testing::ExitedWithCode(1), "PE 1's entry \\(worker address, memory keys\\) is malformed in this node's table");
+    EXPECT_EXIT(core::node_part("shmem_putmem", core::init_table_what, t, 2, core::part_heap_rkey),
+                ::testing::ExitedWithCode(1), "PE 2's entry \\(worker address, memory keys\\) is missing a part");
+}

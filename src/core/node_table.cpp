@@ -36,7 +36,7 @@ void write_table(std::uint64_t *w, const char *what, const std::vector<std::uint
     if (data_len) std::memcpy(w + node_table::header_words + npes + 1, all.data(), data_len);
     // USHMEM_TEST_FAULT=bad_node_entry: the last PE's worker address points past the table, as a
     // table overwritten or filled by a mismatched library would (its first contact must say so).
-    if (rt.cfg.test_fault == "bad_node_entry" && npes > 1 && std::strcmp(what, worker_address_what) == 0)
+    if (rt.cfg.test_fault == "bad_node_entry" && npes > 1 && std::strcmp(what, init_table_what) == 0)
         w[node_table::header_words + npes] = data_len + 4096;
 }
 
@@ -61,10 +61,10 @@ void fall_back(const char *routine, const char *what, const void *mine, std::siz
     const std::uint64_t first = bootstrap::min_u64(failed ? std::uint64_t(rt.me) : n);
     char why[200];
     if (std::uint64_t(rt.me) == first)
-        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not %s this node's table of %s (%s)", first,
+        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not %s this node's shared table of every PE's %s (%s)", first,
                       rt.local_rank == 0 ? "make" : "map", what, std::strerror(err ? err : EINVAL));
     else
-        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not make or map its node's table of %s", first, what);
+        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not make or map its node's shared table of every PE's %s", first, what);
     g_private_reason = why;
     if (std::uint64_t(rt.me) == first)
         notice("%s: %s; every PE holds its own copy of the init-time tables (memory per PE grows with the "
@@ -135,6 +135,43 @@ void gather_node_table(const char *routine, const char *what, const void *mine, 
     }
     if (shm) shmdt(shm);
     fall_back(routine, what, mine, len, t, shm == nullptr, err);
+}
+
+void gather_node_table(const char *routine, const char *what, const blob_part *parts, std::size_t count,
+                       node_table &t) {
+    std::vector<std::uint8_t> blob(4 + 4 * count);
+    const std::uint32_t c32 = std::uint32_t(count);
+    std::memcpy(blob.data(), &c32, 4);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t l = std::uint32_t(parts[i].len);
+        std::memcpy(blob.data() + 4 + 4 * i, &l, 4);
+        const auto *p = static_cast<const std::uint8_t *>(parts[i].data);
+        if (parts[i].len) blob.insert(blob.end(), p, p + parts[i].len);
+    }
+    gather_node_table(routine, what, blob.data(), blob.size(), t);
+}
+
+const std::uint8_t *node_part(const char *routine, const char *what, const node_table &t, int pe, std::uint32_t part,
+                              std::size_t *len) {
+    std::size_t n = 0;
+    const std::uint8_t *e = node_entry(routine, what, t, pe, &n);
+    std::uint32_t count = 0;
+    if (n >= 4) std::memcpy(&count, e, 4);
+    const std::size_t head = 4 + 4 * std::size_t(count);
+    std::size_t off = head, total = head, mine = 0;
+    bool ok = n >= 4 && part < count && head <= n;
+    for (std::uint32_t i = 0; ok && i < count; ++i) {
+        std::uint32_t l;
+        std::memcpy(&l, e + 4 + 4 * std::size_t(i), 4);
+        if (i < part) off += l;
+        if (i == part) mine = l;
+        total += l;
+    }
+    if (!ok || total != n || mine == 0)
+        fatal(routine, "PE %d's %s is %s in this node's table (part %u of %u, %zu bytes): PE %d cannot be reached; ending the job",
+              pe, what, ok && total == n ? "missing a part" : "malformed", part, count, n, pe);
+    if (len) *len = mine;
+    return e + off;
 }
 
 const std::uint8_t *node_entry(const char *routine, const char *what, const node_table &t, int pe,

@@ -53,19 +53,34 @@ private:
     std::size_t bytes_ = 0;
 };
 
-// What the worker addresses' table is called in messages (and what USHMEM_TEST_FAULT=bad_node_entry
-// corrupts: the last PE's entry).
-inline constexpr const char *worker_address_what = "worker address";
+// The init table: one entry per PE in parts (worker address, the heap's packed rkey, the static
+// data's), so that init makes one exchange and one segment, not three. An entry in parts is
+// [u32 count][count x u32 length][the parts' bytes]; a heap chunk's table holds plain blobs.
+enum init_part : std::uint32_t { part_worker = 0, part_heap_rkey = 1, part_static_rkey = 2, init_parts = 3 };
+// What it is called in messages (and whose last entry USHMEM_TEST_FAULT=bad_node_entry corrupts).
+inline constexpr const char *init_table_what = "entry (worker address, memory keys)";
+
+struct blob_part {
+    const void *data;
+    std::size_t len;
+};
 
 // Collective over the job: every PE's `mine` (`len` bytes) into `t`, `what` naming it in messages
-// (e.g. "worker address"). Each PE sends its blob once (bootstrap::gatherv_to_node_first).
+// (e.g. "heap chunk rkey"). Each PE sends its blob once (bootstrap::gatherv_to_node_first).
 void gather_node_table(const char *routine, const char *what, const void *mine, std::size_t len,
+                       node_table &t);
+// The same with an entry in parts (read back with node_part).
+void gather_node_table(const char *routine, const char *what, const blob_part *parts, std::size_t count,
                        node_table &t);
 
 // PE `pe`'s blob in `t`, and its length. Ends the job with a message naming `routine`, `what` and
 // the PE when the entry is missing (empty) or malformed (outside the table).
 const std::uint8_t *node_entry(const char *routine, const char *what, const node_table &t, int pe,
                                std::size_t *len = nullptr);
+// Part `part` of PE `pe`'s entry in parts, checked as node_entry checks the entry (an empty or
+// inconsistent part ends the job the same way).
+const std::uint8_t *node_part(const char *routine, const char *what, const node_table &t, int pe, std::uint32_t part,
+                              std::size_t *len = nullptr);
 
 // Shared tables this PE maps (SHMEM_INFO, ushmem-info) and why the job holds private ones
 // (empty: it does not).

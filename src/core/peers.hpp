@@ -64,7 +64,6 @@ struct segment {
     std::uintptr_t base = 0;  // local address
     std::size_t size = 0;
     transport::memory mem;
-    node_table rkeys;                      // every PE's packed rkey (held once per node)
     std::vector<std::uint64_t> bases;      // every PE's segment address; empty when same_address
     bool same_address = false;             // bases are all equal
     std::size_t page_size = 0;             // page size backing it here
@@ -121,10 +120,11 @@ struct peer_table {
     // on the main worker) before the message goes; acks_done by count_acks (messages.cpp), on the
     // thread that progresses the worker; read by quiet, pe_quiet, pe_test and the in-flight bound.
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
-    // Every PE's worker address (gathered by init, held once per node: node_table.hpp; read with
-    // node_entry): read by connect and by a context's own worker when it connects; released by
-    // finalize.
-    node_table worker_addrs;
+    // Every PE's worker address and packed rkeys of the heap and the static data (one entry in
+    // parts per PE: node_table.hpp, init_part), gathered by init once both segments exist, held
+    // once per node, read with node_part by connect, a context's own worker and resolve; released
+    // by finalize, after the segments.
+    node_table init_table;
 
     peer &operator[](std::size_t pe) { return entry[pe]; }
     const peer &operator[](std::size_t pe) const { return entry[pe]; }

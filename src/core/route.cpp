@@ -50,7 +50,7 @@ std::mutex g_resolve_lock;
 void connect_peer(const char *routine, peer &p, int pe) {
     if (p.ep) return;
     std::string err;
-    transport::ep_h ep = transport::connect(node_entry(routine, worker_address_what, rt.peers.worker_addrs, pe), pe,
+    transport::ep_h ep = transport::connect(node_part(routine, init_table_what, rt.peers.init_table, pe, part_worker), pe,
                                      detect_failure(pe), err);
     if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
     p.msg_signals = signals_as_messages(pe);
@@ -146,7 +146,7 @@ void resolve_locked(const char *routine, int pe, seg_id s) {
     std::string err;
     connect_peer(routine, p, pe);
     if (!p.rkey[s]) {
-        p.rkey[s] = transport::unpack_rkey(p.ep, node_entry(routine, "segment rkey", sg.rkeys, pe), err);
+        p.rkey[s] = transport::unpack_rkey(p.ep, node_part(routine, init_table_what, rt.peers.init_table, pe, s == seg_heap ? part_heap_rkey : part_static_rkey), err);
         if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
     }
     if (rt.cfg.direct && same_node && sg.mem.allocated) {

@@ -265,11 +265,21 @@ int init(const char *routine, const void *comm, int requested) {
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
     if (mt) transport::set_served_hook(wake_self);
 
-    std::vector<std::uint8_t> addr = transport::worker_address();
-    gather_node_table(routine, worker_address_what, addr.data(), addr.size(), rt.peers.worker_addrs);
     map_heap(routine);
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
+    {
+        // One exchange for what a peer needs to reach this PE: its worker address and both
+        // segments' packed rkeys (node_table.hpp, init_part).
+        const std::vector<std::uint8_t> addr = transport::worker_address();
+        const std::vector<std::uint8_t> heap_rkey = transport::pack_rkey(rt.seg[seg_heap].mem);
+        std::vector<std::uint8_t> static_rkey;
+        if (rt.seg[seg_static].mem.memh) static_rkey = transport::pack_rkey(rt.seg[seg_static].mem);
+        const blob_part parts[init_parts] = {{addr.data(), addr.size()},
+                                             {heap_rkey.data(), heap_rkey.size()},
+                                             {static_rkey.data(), static_rkey.size()}};
+        gather_node_table(routine, init_table_what, parts, init_parts, rt.peers.init_table);
+    }
     rt.peers.entry.assign(std::size_t(rt.npes), peer{});
     rt.peers.chunks.assign(std::size_t(rt.npes), nullptr);
     transport::set_ack_endpoint(ack_endpoint);
@@ -449,7 +459,7 @@ void finalize(const char *routine) {
     transport::stop_context();
     rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
-    rt.peers.worker_addrs.release();  // the first table made, the last released
+    rt.peers.init_table.release();  // after the segments whose keys it holds
 }
 
 } // namespace ushmem::core
