@@ -9,6 +9,9 @@
  *   lib_anon_kb    RssAnon after init minus RssAnon before it: what initialisation allocated
  *   heap_rss_kb    resident kB of the heap mapping (Rss; hugetlb pages are not in VmRSS at all)
  *   hugetlb_kb     HugetlbPages (huge pages mapped: the heap and UCX's own segments)
+ *   malloc_kb      bytes in use in malloc's heap after init (glibc mallinfo2: uordblks + hblkhd), the
+ *                  private tables of the library, MPI and UCX; the slope of its mean over PE counts
+ *                  is the private memory each added PE costs every PE (issue #50)
  *   *_all          the same after one 8 B put to every other PE and a quiet, which makes a library
  *                  with lazily created endpoints create all of them (O(peers talked to))
  * Why VmRSS minus the heap mapping's Rss: the heap is the user's data, sized by
@@ -32,10 +35,19 @@
 
 #include "smaps.h"
 
+#include <malloc.h>
+
+/* kB in use in malloc's heap (small blocks and mmapped large ones). */
+static double malloc_kb(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (double)(mi.uordblks + mi.hblkhd) / 1024.0;
+}
+
 #define MAX_PES 1024
-enum { M_INIT, M_RSS, M_ANON, M_LIB_ANON, M_HEAP_RSS, M_HUGETLB, M_RSS_ALL, M_ANON_ALL, NM };
-static const char *const m_names[NM] = {"init_us",     "rss_kb",     "anon_kb",    "lib_anon_kb",
-                                        "heap_rss_kb", "hugetlb_kb", "rss_all_kb", "anon_all_kb"};
+enum { M_INIT, M_RSS, M_ANON, M_LIB_ANON, M_HEAP_RSS, M_HUGETLB, M_RSS_ALL, M_ANON_ALL, M_MALLOC, NM };
+static const char *const m_names[NM] = {"init_us",     "rss_kb",     "anon_kb",    "lib_anon_kb", "heap_rss_kb",
+                                        "hugetlb_kb", "rss_all_kb", "anon_all_kb", "malloc_kb"};
 static double g_all[MAX_PES][NM]; /* PE 0 gathers every PE's figures here */
 static long g_word;
 
@@ -95,6 +107,7 @@ int main(void)
     v[M_ANON] = (double)status_kb("RssAnon");
     v[M_LIB_ANON] = v[M_ANON] - (double)anon0;
     v[M_HUGETLB] = (double)status_kb("HugetlbPages");
+    v[M_MALLOC] = malloc_kb();
     /* Talk to every PE once (an 8 B put each, one quiet): lazy endpoints and rkeys get created. */
     for (int k = 1; k < npes; ++k) shmem_long_p(&g_word, me, (me + k) % npes);
     shmem_quiet();

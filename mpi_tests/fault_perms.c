@@ -11,11 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int g_read_only; /* read-only SysV mappings seen by the last check: the node's tables */
+
 static int check_segments(const char *when) {
     FILE *f = fopen("/proc/self/maps", "r");
     CHECK(f, "cannot open /proc/self/maps");
     char line[512];
     int n = 0;
+    g_read_only = 0;
     while (fgets(line, sizeof line, f)) {
         if (!strstr(line, "/SYSV")) continue;
         unsigned long long inode = 0;
@@ -24,6 +27,7 @@ static int check_segments(const char *when) {
         struct shmid_ds ds;
         if (shmctl((int)inode, IPC_STAT, &ds) != 0) continue;
         ++n;
+        if (strncmp(perms, "r--", 3) == 0) ++g_read_only;
         CHECK((ds.shm_perm.mode & 077) == 0, "%s: SysV segment %llu (%s) has mode %03o; expected 0600",
               when, inode, range, (unsigned)(ds.shm_perm.mode & 0777));
     }
@@ -58,7 +62,15 @@ int main(void) {
     shmem_barrier_all();
     segs = check_segments("after shmem_malloc and a put");
     check_dev_shm("after shmem_malloc and a put");
-    printf("[PE %d] %d SysV segments mapped, all private to the user: OK\n", me, segs);
+    /* The init table held once per node (issue #50: every PE's worker address and the heap's and
+     * the static data's memory keys) is among them, mapped read-only, where the node has more than
+     * one PE (docs/architecture.md, "Per PE, per node, per peer"). */
+    const char *tables = getenv("USHMEM_NODE_TABLES");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) > 1 && !(tables && strcmp(tables, "0") == 0))
+        CHECK(g_read_only >= 1, "expected the node's init table among the SysV segments, read-only; found %d",
+              g_read_only);
+    printf("[PE %d] %d SysV segments mapped (%d read-only: the node's tables), all private to the user: OK\n", me,
+           segs, g_read_only);
     shmem_free(buf);
     shmem_finalize();
     return 0;

@@ -26,14 +26,19 @@ namespace {
 class Handlers : public ::testing::Test {
 protected:
     alignas(64) unsigned char heap[4096] = {};
-    core::segment saved{};
+    std::uintptr_t saved_base = 0;
+    std::size_t saved_size = 0;
 
     void SetUp() override {
-        saved = core::rt.seg[core::seg_heap];
+        saved_base = core::rt.seg[core::seg_heap].base;
+        saved_size = core::rt.seg[core::seg_heap].size;
         core::rt.seg[core::seg_heap].base = reinterpret_cast<std::uintptr_t>(heap);
         core::rt.seg[core::seg_heap].size = sizeof heap;
     }
-    void TearDown() override { core::rt.seg[core::seg_heap] = saved; }
+    void TearDown() override {
+        core::rt.seg[core::seg_heap].base = saved_base;
+        core::rt.seg[core::seg_heap].size = saved_size;
+    }
 
     std::uint64_t at(std::size_t off) const { return reinterpret_cast<std::uintptr_t>(heap) + off; }
     std::uint64_t word(std::size_t off) const {

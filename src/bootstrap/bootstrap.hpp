@@ -32,6 +32,16 @@ bool join(const void *comm, job &out, std::string &err);
 void allgatherv(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
                 std::vector<std::size_t> &offsets);
 
+// Collective over the job, hierarchical: every rank's `mine` reaches the first rank of its node
+// only (local_rank 0), where `all` receives them concatenated in rank order and `offsets[i]` is
+// where rank i's starts (size+1 entries); elsewhere both come back empty. Each rank sends its
+// blob once, to its node's first rank; the first ranks exchange their nodes' blobs among
+// themselves. (What a node shares, core/node_table.cpp, is built from it.)
+void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
+                           std::vector<std::uint64_t> &offsets);
+// Collective over this node's ranks: `len` bytes of the node's first rank's `buf` to all of them.
+void node_bcast(void *buf, std::size_t len);
+
 // Fixed-size allgather of `len` bytes per rank into `all` (size * len bytes).
 void allgather(const void *mine, std::size_t len, void *all);
 
@@ -39,6 +49,7 @@ void allgather(const void *mine, std::size_t len, void *all);
 bool all_true(bool mine);
 std::uint64_t min_u64(std::uint64_t mine);
 std::uint64_t max_u64(std::uint64_t mine);
+std::uint64_t sum_u64(std::uint64_t mine);
 // Element-wise MIN over ranks of `n` words, in place (a max: the MIN of the complements).
 void min_u64s(std::uint64_t *words, std::size_t n);
 

@@ -22,6 +22,16 @@
 namespace ushmem::bootstrap {
 namespace {
 MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match the program's
+// For the hierarchical exchanges below (gatherv_to_node_first, node_bcast), point to point over
+// g_comm: no communicator of their own, whose creation costs Open MPI several reductions over the
+// job (about a second each with 32 PEs on four simulated hosts of a 2-core machine). Set by join:
+// this node's first rank (its lowest), this node's ranks, and on a first rank every node's first.
+// Tags: member to first, first to first, first to members (the tables of one init follow each
+// other; MPI keeps messages of one tag between two ranks in order).
+int g_first = -1;
+std::vector<int> g_members;
+std::vector<int> g_firsts;
+constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533;
 bool g_we_initialized = false;
 
 // The abstract socket name this job's PEs on this node contend for when they end the job
@@ -102,6 +112,12 @@ bool join(const void *comm, job &out, std::string &err) {
     out.node_of.resize(out.size);
     for (int i = 0; i < out.size; ++i)
         out.node_of[i] = int(std::lower_bound(sorted.begin(), sorted.end(), leaders[i]) - sorted.begin());
+    g_first = leader;
+    g_members.clear();
+    for (int i = 0; i < out.size; ++i)
+        if (leaders[i] == leader) g_members.push_back(i);
+    g_firsts.clear();
+    if (out.rank == leader) g_firsts = sorted;
     return true;
 }
 
@@ -117,6 +133,106 @@ void allgatherv(const void *mine, std::size_t len, std::vector<std::uint8_t> &al
     for (int i = 0; i < n; ++i) displs[i] = int(offsets[i]);
     all.resize(std::max<std::size_t>(offsets[n], 1));
     MPI_Allgatherv(mine, l, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE, g_comm);
+}
+
+void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::uint8_t> &all,
+                           std::vector<std::uint64_t> &offsets) {
+    all.clear();
+    offsets.clear();
+    int me = 0, n = 0;
+    MPI_Comm_rank(g_comm, &me);
+    MPI_Comm_size(g_comm, &n);
+    // 1. On the node: every rank sends its bytes to the node's first rank (one message each).
+    if (me != g_first) {
+        MPI_Send(mine, int(len), MPI_BYTE, g_first, tag_blob, g_comm);
+        return;
+    }
+    // The node's pack: [count][count x (rank, len)][their bytes, in that order].
+    const std::size_t count = g_members.size();
+    std::vector<std::vector<std::uint8_t>> blobs(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        const int r = g_members[k];
+        if (r == me) {
+            blobs[k].assign(static_cast<const std::uint8_t *>(mine), static_cast<const std::uint8_t *>(mine) + len);
+            continue;
+        }
+        MPI_Status st;
+        MPI_Probe(r, tag_blob, g_comm, &st);
+        int got = 0;
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        blobs[k].resize(std::size_t(got));
+        MPI_Recv(blobs[k].data(), got, MPI_BYTE, r, tag_blob, g_comm, MPI_STATUS_IGNORE);
+    }
+    std::vector<std::uint8_t> pack(4 + 8 * count);
+    const std::uint32_t c32 = std::uint32_t(count);
+    std::memcpy(pack.data(), &c32, 4);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t rl[2] = {std::uint32_t(g_members[k]), std::uint32_t(blobs[k].size())};
+        std::memcpy(pack.data() + 4 + 8 * k, rl, 8);
+        pack.insert(pack.end(), blobs[k].begin(), blobs[k].end());
+    }
+    blobs.clear();
+    // 2. Among the nodes' first ranks: every node's pack, one message to and from each other first.
+    const std::size_t nodes = g_firsts.size();
+    std::vector<std::vector<std::uint8_t>> packs(nodes);
+    std::vector<MPI_Request> sends;
+    sends.reserve(nodes);
+    for (std::size_t i = 0; i < nodes; ++i)
+        if (g_firsts[i] != me) {
+            sends.emplace_back();
+            MPI_Isend(pack.data(), int(pack.size()), MPI_BYTE, g_firsts[i], tag_pack, g_comm, &sends.back());
+        }
+    for (std::size_t i = 0; i < nodes; ++i) {
+        if (g_firsts[i] == me) continue;
+        MPI_Status st;
+        MPI_Probe(g_firsts[i], tag_pack, g_comm, &st);
+        int got = 0;
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        packs[i].resize(std::size_t(got));
+        MPI_Recv(packs[i].data(), got, MPI_BYTE, g_firsts[i], tag_pack, g_comm, MPI_STATUS_IGNORE);
+    }
+    MPI_Waitall(int(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t i = 0; i < nodes; ++i)
+        if (g_firsts[i] == me) packs[i] = std::move(pack);
+    // 3. Ordered by rank: lengths first, then the bytes.
+    std::vector<const std::uint8_t *> from(std::size_t(n), nullptr);
+    std::vector<std::uint32_t> sizes(std::size_t(n), 0);
+    for (const auto &pk : packs) {
+        if (pk.size() < 4) continue;
+        std::uint32_t cnt;
+        std::memcpy(&cnt, pk.data(), 4);
+        if (pk.size() < 4 + 8 * std::size_t(cnt)) continue;
+        const std::uint8_t *data = pk.data() + 4 + 8 * std::size_t(cnt);
+        const std::uint8_t *end = pk.data() + pk.size();
+        for (std::uint32_t k = 0; k < cnt; ++k) {
+            std::uint32_t rl[2];
+            std::memcpy(rl, pk.data() + 4 + 8 * std::size_t(k), 8);
+            if (rl[1] > std::size_t(end - data)) break;  // a short pack: its entries stay missing
+            if (rl[0] < std::uint32_t(n)) from[rl[0]] = data, sizes[rl[0]] = rl[1];
+            data += rl[1];
+        }
+    }
+    offsets.assign(std::size_t(n) + 1, 0);
+    for (int i = 0; i < n; ++i) offsets[std::size_t(i) + 1] = offsets[std::size_t(i)] + sizes[std::size_t(i)];
+    all.resize(std::max<std::uint64_t>(offsets[std::size_t(n)], 1));
+    for (int i = 0; i < n; ++i)
+        if (sizes[std::size_t(i)]) std::memcpy(all.data() + offsets[std::size_t(i)], from[std::size_t(i)], sizes[std::size_t(i)]);
+}
+
+void node_bcast(void *buf, std::size_t len) {
+    int me = 0;
+    MPI_Comm_rank(g_comm, &me);
+    if (me != g_first) {
+        MPI_Recv(buf, int(len), MPI_BYTE, g_first, tag_bcast, g_comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (int r : g_members)
+        if (r != me) MPI_Send(buf, int(len), MPI_BYTE, r, tag_bcast, g_comm);
+}
+
+std::uint64_t sum_u64(std::uint64_t mine) {
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_UINT64_T, MPI_SUM, g_comm);
+    return mine;
 }
 
 void allgather(const void *mine, std::size_t len, void *all) {
@@ -170,6 +286,9 @@ bool usable() { return g_comm != MPI_COMM_NULL && mpi_alive(); }
 void leave() {
     if (g_comm != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&g_comm);
     g_comm = MPI_COMM_NULL;
+    g_members.clear();
+    g_firsts.clear();
+    g_first = -1;
     if (g_we_initialized && mpi_alive()) MPI_Finalize();
     g_we_initialized = false;
 }

@@ -81,7 +81,7 @@ void enable_heap_growth(bool fixed) {
     g.chunks.reserve(g.chunk_of.size());
 }
 
-bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, std::size_t alignment, std::string &why) {
+bool grow_heap(const char *routine, std::size_t size, std::size_t alignment, std::string &why) {
     heap_growth &g = rt.grown;
     char buf[512];
     if (!g.on) {
@@ -159,7 +159,7 @@ bool grow_heap(const char * /*routine: the caller reports*/, std::size_t size, s
         return false;
     }
     const std::vector<std::uint8_t> packed = transport::pack_rkey(c.mem);
-    bootstrap::allgatherv(packed.data(), packed.size(), c.rkeys, c.rkey_offsets);
+    gather_node_table(routine, "heap chunk rkey", packed.data(), packed.size(), c.rkeys);
     restrict_shm_permissions();  // UCX creates its segments 0660 (docs/security.md)
     const std::size_t k = g.chunks.size();
     const std::size_t first = (c.off - g.start) >> g.shift, n = need >> g.shift;

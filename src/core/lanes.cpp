@@ -57,7 +57,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         const heap_chunk &ch = rt.grown.chunks[chunk_index(s)];
         q.ep = main.ep;
         q.wired = true;
-        q.rkey[s] = transport::unpack_rkey(q.ep, ch.rkeys.data() + ch.rkey_offsets[std::size_t(pe)], err);
+        q.rkey[s] = transport::unpack_rkey(q.ep, node_entry(routine, "heap chunk rkey", ch.rkeys, pe), err);
         if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d's heap chunk: %s", pe, err.c_str());
         q.rbase[s] = rt.seg[seg_heap].base_on(pe);
         q.how[s] = route::ucx;
@@ -66,12 +66,12 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     peer &q = c.lanes->peers[std::size_t(pe)];
     if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
     if (!q.ep) {
-        q.ep = transport::connect(c.lanes->worker, rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
+        q.ep = transport::connect(c.lanes->worker, node_part(routine, init_table_what, rt.peers.init_table, pe, part_worker), pe,
                                   detect_failure(pe), err);
         if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
     }
     segment &sg = rt.seg[s];
-    q.rkey[s] = transport::unpack_rkey(q.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
+    q.rkey[s] = transport::unpack_rkey(q.ep, node_part(routine, init_table_what, rt.peers.init_table, pe, s == seg_heap ? part_heap_rkey : part_static_rkey), err);
     if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
     // From the segment table: the shared peer's rbase of a segment it has not used yet is still 0
     // (message_ep asks for the heap's entry whatever segment a message goes to).

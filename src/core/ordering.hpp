@@ -19,11 +19,15 @@ void quiet_slow(const char *routine, context &c);
 // On x86-64 a locked no-op RMW is the full fence (cheaper than mfence, and it orders non-temporal
 // stores too). GCC's seq_cst fence targets 0(%rsp): in a leaf like quiet that is the return
 // address the `call` just pushed, and the `ret` that follows then waits for the locked operation
-// (+8 ns per put+quiet here). A slot below the stack pointer is never read soon after; the RMW
-// keeps its value, so the red zone's contents are unaffected (Linux's smp_mb does the same).
+// (+8 ns per put+quiet here). Nor the slots just below it (Linux's smp_mb takes -4): a caller
+// that pushed and popped a register there just before (shmem_putmem's fast path saves one since
+// the heap can grow) leaves that store in flight, and the locked operation waits for it: 8 B
+// putmem + quiet 8.6-9.8 ns at -4(%rsp) against 6.8 at -64 (2 PEs, direct path; long_p + quiet,
+// which saves no register, 8.0 either way). 64 bytes down is below the pushes and calls of the
+// entry points; the RMW keeps its value, so the red zone's contents are unaffected.
 // TSan does not see inline asm: it keeps the standard fence.
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-inline void direct_fence() { asm volatile("lock orl $0, -4(%%rsp)" ::: "memory", "cc"); }
+inline void direct_fence() { asm volatile("lock orl $0, -64(%%rsp)" ::: "memory", "cc"); }
 #else
 inline void direct_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 #endif

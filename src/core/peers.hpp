@@ -3,6 +3,7 @@
 // only: the lookups that read rt (locate, target, ...) are in core/route.hpp.
 #pragma once
 
+#include "core/node_table.hpp"
 #include "transport/handles.hpp"
 #include "transport/memory.hpp"
 
@@ -63,9 +64,7 @@ struct segment {
     std::uintptr_t base = 0;  // local address
     std::size_t size = 0;
     transport::memory mem;
-    std::vector<std::uint8_t> rkeys;       // every PE's packed rkey, concatenated
-    std::vector<std::size_t> rkey_offsets;
-    std::vector<std::uint64_t> bases;      // every PE's segment address
+    std::vector<std::uint64_t> bases;      // every PE's segment address; empty when same_address
     bool same_address = false;             // bases are all equal
     std::size_t page_size = 0;             // page size backing it here
     std::uint64_t base_on(int pe) const { return same_address ? base : bases[std::size_t(pe)]; }
@@ -76,8 +75,7 @@ struct segment {
 struct heap_chunk {
     std::size_t off = 0, len = 0;  // from the heap's base; multiples of USHMEM_HEAP_CHUNK
     transport::memory mem;
-    std::vector<std::uint8_t> rkeys;  // every PE's packed rkey, concatenated
-    std::vector<std::size_t> rkey_offsets;
+    node_table rkeys;  // every PE's packed rkey (held once per node)
     std::size_t page_size = 0;  // page size backing it here
 };
 
@@ -122,11 +120,11 @@ struct peer_table {
     // on the main worker) before the message goes; acks_done by count_acks (messages.cpp), on the
     // thread that progresses the worker; read by quiet, pe_quiet, pe_test and the in-flight bound.
     std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
-    // Every PE's worker address (allgathered by init, concatenated; worker_addr_offsets[pe] is
-    // where PE pe's starts): read by connect and by a context's own worker when it connects;
-    // cleared by finalize.
-    std::vector<std::uint8_t> worker_addrs;
-    std::vector<std::size_t> worker_addr_offsets;
+    // Every PE's worker address and packed rkeys of the heap and the static data (one entry in
+    // parts per PE: node_table.hpp, init_part), gathered by init once both segments exist, held
+    // once per node, read with node_part by connect, a context's own worker and resolve; released
+    // by finalize, after the segments.
+    node_table init_table;
 
     peer &operator[](std::size_t pe) { return entry[pe]; }
     const peer &operator[](std::size_t pe) const { return entry[pe]; }

@@ -50,7 +50,7 @@ std::mutex g_resolve_lock;
 void connect_peer(const char *routine, peer &p, int pe) {
     if (p.ep) return;
     std::string err;
-    transport::ep_h ep = transport::connect(rt.peers.worker_addrs.data() + rt.peers.worker_addr_offsets[std::size_t(pe)], pe,
+    transport::ep_h ep = transport::connect(node_part(routine, init_table_what, rt.peers.init_table, pe, part_worker), pe,
                                      detect_failure(pe), err);
     if (!ep) fatal(routine, "cannot reach PE %d: %s", pe, err.c_str());
     p.msg_signals = signals_as_messages(pe);
@@ -103,7 +103,7 @@ void resolve_chunk(const char *routine, int pe, seg_id s) {
     q.msg_puts = p.msg_puts;
     q.wired = p.wired;
     std::string err;
-    q.rkey[s] = transport::unpack_rkey(p.ep, c.rkeys.data() + c.rkey_offsets[std::size_t(pe)], err);
+    q.rkey[s] = transport::unpack_rkey(p.ep, node_entry(routine, "heap chunk rkey", c.rkeys, pe), err);
     if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d's heap chunk %zu: %s", pe, k, err.c_str());
     // Direct where the peer's heap is: the chunks are UCX allocations as the heap is.
     if (p.how[seg_heap] == route::direct)
@@ -146,7 +146,7 @@ void resolve_locked(const char *routine, int pe, seg_id s) {
     std::string err;
     connect_peer(routine, p, pe);
     if (!p.rkey[s]) {
-        p.rkey[s] = transport::unpack_rkey(p.ep, sg.rkeys.data() + sg.rkey_offsets[std::size_t(pe)], err);
+        p.rkey[s] = transport::unpack_rkey(p.ep, node_part(routine, init_table_what, rt.peers.init_table, pe, s == seg_heap ? part_heap_rkey : part_static_rkey), err);
         if (!p.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
     }
     if (rt.cfg.direct && same_node && sg.mem.allocated) {

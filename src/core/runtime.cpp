@@ -167,18 +167,20 @@ void print_info() {
                 s.mem.allocated ? "UCX shared memory" : "registered in place");
     std::printf("  UCX resources: %s\n", transport::lanes().resources.c_str());
     std::printf("  progress thread: %s\n", rt.progress_thread ? "running" : "not needed");
+    const char *why_private = node_tables_private_reason();
+    if (*why_private) std::printf("  init-time tables: private copies on every PE (%s)\n", why_private);
+    else std::printf("  init-time tables: once per node in shared memory (%zu mapped by PE 0, %d PE%s on its node)\n",
+                     node_tables_mapped(), rt.local_size, rt.local_size == 1 ? "" : "s");
     std::fflush(stdout);
 }
 
 void report_page_size() {
     // Say once, from PE 0, how many PEs did not get huge pages for their heap.
     const segment &h = rt.seg[seg_heap];
-    std::uint64_t small = (h.page_size && h.page_size < (2u << 20)) ? h.page_size : 0;
-    std::vector<std::uint64_t> all(std::size_t(rt.npes));
-    bootstrap::allgather(&small, sizeof small, all.data());
-    std::uint64_t count = 0, page = 0;
-    for (auto v : all)
-        if (v) ++count, page = v;
+    // Two reductions, not a gather: nothing here grows with the job (issue #50).
+    const std::uint64_t small = (h.page_size && h.page_size < (2u << 20)) ? h.page_size : 0;
+    const std::uint64_t count = bootstrap::sum_u64(small ? 1 : 0);
+    const std::uint64_t page = count ? bootstrap::max_u64(small) : 0;
     if (count && rt.me == 0 && rt.cfg.hugepage_notice)
         notice("symmetric heap on %s pages, not 2 MiB huge pages, on %" PRIu64 " of %d PEs; reserve "
                "huge pages (echo N > /proc/sys/vm/nr_hugepages, N = 2 MiB pages for all PEs' "
@@ -220,6 +222,8 @@ int init(const char *routine, const void *comm, int requested) {
     rt.me = job.rank;
     rt.npes = job.size;
     rt.node_of = job.node_of;
+    rt.local_rank = job.local_rank;
+    rt.local_size = job.local_size;
     // The CPUs the node gives its PEs, not the machine's: simulated hosts sharing one machine, or
     // a batch allocation's cpuset, give fewer than hardware_concurrency() reports.
     rt.node_cpus = job.node_cpus > 0 ? job.node_cpus : int(std::thread::hardware_concurrency());
@@ -253,18 +257,29 @@ int init(const char *routine, const void *comm, int requested) {
     else if (rt.cfg.test_fault == "lose_wakeups") inject_lost_wakeups();
     else if (rt.cfg.test_fault == "reject_bulk") transport::inject_rejected_bulk();
     else if (rt.cfg.test_fault == "refuse_growth" || rt.cfg.test_fault == "kill_in_growth") {}  // (core/heap_grow.cpp)
+    else if (rt.cfg.test_fault == "bad_node_entry" || rt.cfg.test_fault == "refuse_node_table") {}  // (core/node_table.cpp)
     else if (rt.cfg.test_fault != "none")
-        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies, reject_bulk, refuse_growth, kill_in_growth "
+        fatal(routine, "malformed value USHMEM_TEST_FAULT='%s': expected one of none, lose_wakeups, short_get_replies, reject_bulk, refuse_growth, kill_in_growth, bad_node_entry, refuse_node_table "
                        "(faults for ushmem's own tests)", rt.cfg.test_fault.c_str());
     if (!transport::create_worker(mt, err))
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
     if (mt) transport::set_served_hook(wake_self);
 
-    std::vector<std::uint8_t> addr = transport::worker_address();
-    bootstrap::allgatherv(addr.data(), addr.size(), rt.peers.worker_addrs, rt.peers.worker_addr_offsets);
     map_heap(routine);
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
+    {
+        // One exchange for what a peer needs to reach this PE: its worker address and both
+        // segments' packed rkeys (node_table.hpp, init_part).
+        const std::vector<std::uint8_t> addr = transport::worker_address();
+        const std::vector<std::uint8_t> heap_rkey = transport::pack_rkey(rt.seg[seg_heap].mem);
+        std::vector<std::uint8_t> static_rkey;
+        if (rt.seg[seg_static].mem.memh) static_rkey = transport::pack_rkey(rt.seg[seg_static].mem);
+        const blob_part parts[init_parts] = {{addr.data(), addr.size()},
+                                             {heap_rkey.data(), heap_rkey.size()},
+                                             {static_rkey.data(), static_rkey.size()}};
+        gather_node_table(routine, init_table_what, parts, init_parts, rt.peers.init_table);
+    }
     rt.peers.entry.assign(std::size_t(rt.npes), peer{});
     rt.peers.chunks.assign(std::size_t(rt.npes), nullptr);
     transport::set_ack_endpoint(ack_endpoint);
@@ -444,8 +459,7 @@ void finalize(const char *routine) {
     transport::stop_context();
     rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
-    rt.peers.worker_addrs.clear();
-    rt.peers.worker_addr_offsets.clear();
+    rt.peers.init_table.release();  // after the segments whose keys it holds
 }
 
 } // namespace ushmem::core

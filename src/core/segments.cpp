@@ -40,15 +40,19 @@ constexpr std::size_t huge_page = 2u << 20;
 
 std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t a) { return (v + a - 1) & ~(a - 1); }
 
-// Exchange the segment's address and packed rkey with every PE.
-void exchange(segment &s) {
-    std::vector<std::uint8_t> packed = transport::pack_rkey(s.mem);
-    bootstrap::allgatherv(packed.data(), packed.size(), s.rkeys, s.rkey_offsets);
-    s.bases.assign(std::size_t(rt.npes), 0);
-    std::uint64_t mine = s.base;
-    bootstrap::allgather(&mine, sizeof mine, s.bases.data());
-    s.same_address = true;
-    for (auto b : s.bases) s.same_address = s.same_address && b == mine;
+// Whether the segment is at the same address on every PE: one reduction (the heap's, as a rule);
+// only where it is not (the static data under ASLR) does every PE keep every PE's address. (Its
+// packed rkey goes into the init table with the worker address: core::init.)
+void exchange_base(segment &s) {
+    const std::uint64_t mine = s.base;
+    std::uint64_t words[2] = {mine, ~mine};  // min and max of the bases, in one reduction
+    bootstrap::min_u64s(words, 2);
+    s.same_address = words[0] == mine && ~words[1] == mine;
+    s.bases.clear();
+    if (!s.same_address) {
+        s.bases.assign(std::size_t(rt.npes), 0);
+        bootstrap::allgather(&mine, sizeof mine, s.bases.data());
+    }
 }
 
 struct static_range {
@@ -176,7 +180,7 @@ void map_heap(const char *routine) {
     h.size = size;
     place_heap_on_local_numa(h.mem.address, size);
     h.page_size = mapping_page_size(h.base);
-    exchange(h);
+    exchange_base(h);
 }
 
 void map_static(const char *routine) {
@@ -220,7 +224,7 @@ void map_static(const char *routine) {
     s.base = r.lo;
     s.size = len;
     s.page_size = mapping_page_size(s.base);
-    exchange(s);
+    exchange_base(s);
 }
 
 void unmap_static() {

@@ -35,6 +35,7 @@ struct runtime {
     heap_growth grown;  // the heap's chunks beyond seg[seg_heap] (core/peers.hpp: its contract)
     peer_table peers;  // the main worker's per-PE state (core/peers.hpp: its contract)
     std::vector<int> node_of;
+    int local_rank = -1, local_size = 0;  // this PE's rank among its node's PEs, and their count
     int node_cpus = 0;  // CPUs this node's PEs may run on (bootstrap::job::node_cpus; 0: unknown)
     context default_ctx;
     settings cfg;  // as the user set them (load_settings); never changed after

@@ -20,14 +20,14 @@ namespace ushmem::util {
 [[gnu::always_inline]] inline void copy_once(void *d, const void *s, std::size_t n) {
     auto *dc = static_cast<char *>(d);
     auto *sc = static_cast<const char *>(s);
-    if (n > 16) [[unlikely]] {
-        std::memcpy(d, s, n);
-        return;
-    }
-    if (n == 8) {  // the commonest element first (longs, doubles, pointers)
+    if (n == 8) {  // the commonest element first (longs, doubles, pointers): one test
         std::uint64_t a;
         std::memcpy(&a, sc, 8);
         std::memcpy(dc, &a, 8);
+        return;
+    }
+    if (n > 16) [[unlikely]] {
+        std::memcpy(d, s, n);
         return;
     }
     if (n == 16) {

@@ -1,0 +1,48 @@
+# Init-time tables held once per node (issue #50; src/core/node_table.hpp). Included from
+# mpi_tests/CMakeLists.txt. heap_grow's "grow" mode reaches every PE's heap, its chunks and its
+# static data with every data path and verifies every element: it needs every PE's worker address
+# and memory keys, so it reads every entry of every table.
+#   - private copies (USHMEM_NODE_TABLES=0, the exchange before the tables) still work;
+#   - a node whose segment is refused (the test fault) falls back to them with one notice, and the
+#     data still arrives;
+#   - a malformed entry ends the job naming the PE, on first contact, never a hang;
+#   - shm_perms (reliability.cmake) finds the tables among the SysV segments, read-only and 0600;
+#     heap_grow_kill and fault_host_* (robust.cmake, twohost.cmake) that a SIGKILL of a PE or of a
+#     whole host leaves none behind; the twohost and threehost tests that the tables work per
+#     simulated host (and on a node of one PE, which keeps a private copy).
+set(_nt_env SHMEM_SYMMETRIC_SIZE=4M USHMEM_HEAP_CHUNK=2M)
+ushmem_mpi_test(node_tables_private PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt_env} USHMEM_NODE_TABLES=0
+                TIMEOUT 180 LABELS "heap;scale")
+ushmem_mpi_test(node_table_refused PROGRAM heap_grow ARGS grow NP 2 4 CONFIGS default tcp
+                ENV ${_nt_env} USHMEM_TEST_FAULT=refuse_node_table TIMEOUT 180 LABELS "heap;scale"
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status 0
+                        [=[ushmem: notice: shmem_init: PE 0 could not make this node's shared table of every PE's entry \(worker address, memory keys\) \(No space left on device\). every PE holds its own copy]=] --)
+ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt_env}
+                USHMEM_TEST_FAULT=bad_node_entry LABELS "scale;errors"
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
+                        [=[\(PE [0-9] of [24]\): PE ([13])'s entry \(worker address, memory keys\) is malformed in this node's table \(bytes [0-9]+ to [0-9]+ of [0-9]+\): PE [13] cannot be reached. ending the job]=] --)
+if(USHMEM_TWOHOST_TESTS)
+  ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 4 CONFIGS twohost ENV ${_nt_env}
+                  USHMEM_TEST_FAULT=bad_node_entry TIMEOUT 300 LABELS "twohost;scale;errors"
+                  WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
+                          [=[PE 3's entry \(worker address, memory keys\) is malformed in this node's table]=] --)
+endif()
+
+# More PEs than the 1, 2 and 4 of every other test (issue #50): 8 on one node (4 per CPU here), and
+# 8 on four simulated hosts (ci/cluster.sh --hosts 4, 2 PEs each): the tables, start-up and the
+# collectives with every element verified, where nodes hold several PEs and the first PEs of four
+# nodes exchange among themselves.
+ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 16 32 CONFIGS default tcp ENV ${_nt_env}
+                TIMEOUT 300 LABELS "heap;scale")
+ushmem_mpi_test(scale_coll_sync PROGRAM coll_sync NP 8 16 32 CONFIGS default tcp TIMEOUT 300 LABELS scale)
+if(USHMEM_TWOHOST_TESTS)
+  set(USHMEM_MPI_CONFIG_ENV_fourhost "")
+  set(USHMEM_MPI_CONFIG_WRAPPER_fourhost ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 4 --timeout @TIMEOUT@ --)
+  foreach(prog coll_sync rma_typed)
+    ushmem_mpi_test(scale_${prog} PROGRAM ${prog} NP 8 CONFIGS fourhost TIMEOUT 300 LABELS "twohost;scale")
+  endforeach()
+  ushmem_mpi_test(scale_coll_data_quick PROGRAM coll_data ARGS quick NP 8 CONFIGS fourhost TIMEOUT 300
+                  LABELS "twohost;scale")
+  ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 CONFIGS fourhost ENV ${_nt_env}
+                  TIMEOUT 300 LABELS "twohost;scale;heap")
+endif()
