@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "smaps.h"
+
 static double now_us(void)
 {
     struct timespec ts;
@@ -21,21 +23,6 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return -1;
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':') {
-            v = strtol(line + n + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
 
 int main(int argc, char **argv)
 {

@@ -58,22 +58,6 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* A "Key:   N kB" field of /proc/self/status; -1 when absent. */
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return -1;
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == ':') {
-            v = strtol(line + n + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
 
 /* Rss (kB) of the smaps mapping that holds addr; 0 when not found. */
 static long mapping_rss_kb(const void *addr)

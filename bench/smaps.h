@@ -1,11 +1,30 @@
 /* Reading one field of the /proc/self/smaps entry of the mapping that holds an address: the page
- * size behind a buffer (rma_common.h) and the resident size of the heap (shmem_scale.c). */
+ * size behind a buffer (rma_common.h) and the resident size of the heap (shmem_scale.c); and one
+ * field of /proc/self/status (shmem_scale.c, mpi_scale.c). */
 #ifndef USHMEM_BENCH_SMAPS_H
 #define USHMEM_BENCH_SMAPS_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A "Key:   N kB" field of /proc/self/status; -1 when absent. */
+static inline long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ':') {
+            v = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
 
 /* Value in kB of `field` (e.g. "Rss", "KernelPageSize") for the mapping holding `addr`; -1 when
  * the mapping or the field is not found. */
