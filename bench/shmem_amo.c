@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "test_list.h"
+#include "timing.h"
 
 #if SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105
 #define HAVE_SIGNAL 1
@@ -78,17 +79,6 @@ static int me;
 static int tgt; /* the target: the last PE */
 #define FXOR_BIT (1UL << 62) /* far above the counts the adding tests leave in the word */
 static long expected_total; /* what fetch_add/inc tests must have left in the word */
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Runs n operations of test t (PE 0's side, or both sides of a ping-pong); returns ns. */
 static long seq; /* ping-pong sequence number, same on both PEs */

@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
