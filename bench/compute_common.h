@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "test_list.h"
+#include "timing.h"
 
 enum cx_test { CX_PUT, CX_GET, CX_FADD, CX_NTESTS };
 static const char *const cx_test_names[CX_NTESTS] = {"put_lat", "get_lat", "fadd_lat"};
@@ -57,22 +58,10 @@ struct cx_opts {
     const char *mode;
 };
 
-static inline double cx_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static inline int cx_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static inline double cx_median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof v[0], cx_cmp_double);
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -80,8 +69,8 @@ static inline double cx_median(double *v, int n)
 static inline void cx_compute(double ms)
 {
     volatile double x = 1.0;
-    const double end = cx_now_ns() + ms * 1e6;
-    while (cx_now_ns() < end)
+    const double end = now_ns() + ms * 1e6;
+    while (now_ns() < end)
         for (int i = 0; i < 200; ++i) x = x * 1.0000001 + 1e-9;
 }
 
@@ -214,15 +203,15 @@ static inline int cx_main(const struct cx_opts *o)
                     while (o->stall_target) sleep(1);
                 }
                 if (me == 0) {
-                    const double t0 = cx_now_ns();
-                    while (cx_now_ns() - t0 < lead_ns) {
+                    const double t0 = now_ns();
+                    while (now_ns() - t0 < lead_ns) {
                     }
                     int n = 0;
-                    double now = cx_now_ns();
+                    double now = now_ns();
                     do {
                         const double a = now;
                         cx_op(t, ++seq);
-                        now = cx_now_ns();
+                        now = now_ns();
                         op_ns[n++] = now - a;
                     } while (now - t0 < window_ns && n < CX_MAX_OPS);
                     nops += n;

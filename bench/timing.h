@@ -1,4 +1,4 @@
-/* The clock and the sort order the OpenSHMEM benchmarks share (shmem_amo.c, shmem_heap_grow.c):
+/* The clock and the sort order the benchmarks share (shmem_amo.c, shmem_heap_grow.c, compute_common.h):
  * header-only, so that each program still builds alone with oshcc against OSHMEM. */
 #ifndef USHMEM_BENCH_TIMING_H
 #define USHMEM_BENCH_TIMING_H
