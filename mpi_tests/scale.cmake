@@ -46,3 +46,18 @@ if(USHMEM_TWOHOST_TESTS)
   ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 CONFIGS fourhost ENV ${_nt_env}
                   TIMEOUT 300 LABELS "twohost;scale;heap")
 endif()
+
+# Heap addresses that differ between PEs, so that every peer's heap base comes from its init-table
+# entry (core/route.hpp, segment_base; the static data's always does): USHMEM_HEAP_ADDRESS=any on
+# every PE (the kernel picks, and under ASLR picks differently per PE), and on PE 0 only, which
+# the start-up vote must turn into an address per PE everywhere (every PE must want the fixed
+# one). Every element verified, heap and static data.
+# SHMEM_INFO's heap line shows that the addresses did differ (the test would prove nothing else).
+set(_translated WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status 0 "heap: .* \\(per-PE translated address on every PE\\)" --)
+foreach(prog rma_typed amo)
+  ushmem_mpi_test(heap_any_${prog} PROGRAM ${prog} NP 2 4 CONFIGS default tcp ENV USHMEM_HEAP_ADDRESS=any SHMEM_INFO=1
+                  TIMEOUT 180 LABELS "heap;scale" ${_translated})
+  ushmem_mpi_test(heap_mixed_${prog} PROGRAM ${prog} NP 2 4 CONFIGS default tcp ENV SHMEM_INFO=1 TIMEOUT 180
+                  LABELS "heap;scale" ${_translated}
+                  EXE ${CMAKE_CURRENT_SOURCE_DIR}/rank_env.sh 0 USHMEM_HEAP_ADDRESS=any $<TARGET_FILE:mpi_${prog}>)
+endforeach()

@@ -3,6 +3,8 @@
 // segment bases). Nothing here is on the data path.
 #pragma once
 
+#include <sched.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,6 +21,8 @@ struct job {
     // (cgroup, container, batch allocation) or the launcher's binding restricts. More PEs than
     // that on the node means they share CPUs, whatever the machine's count of online CPUs.
     int node_cpus = 0;
+    cpu_set_t node_used_cpus{};    // that union
+    bool node_any_unbound = false; // some PE of this node may run on every online CPU
     std::vector<int> node_of;      // node index of every PE (node = its lowest world rank's order)
 };
 

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -31,13 +32,39 @@ MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match 
 int g_first = -1;
 std::vector<int> g_members;
 std::vector<int> g_firsts;
-constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533;
+constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533, tag_cpus = 0x7534;
 bool g_we_initialized = false;
 
 // The abstract socket name this job's PEs on this node contend for when they end the job
 // (abort_job). Built at init, so that abort_job formats nothing (it may run in a signal handler).
 sockaddr_un g_abort_name{};
 socklen_t g_abort_name_len = 0;
+
+// This PE's shared-memory domain, as one word: the processes that may attach each other's System
+// V segments, which is what ushmem's node means (the node tables, the direct path). Those share a
+// kernel (boot id), an IPC namespace and, as launchers name hosts, a host name; a container or a
+// simulated host with its own IPC namespace is a node of its own even where the host name repeats.
+std::uint64_t node_key() {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+    auto add = [&h](const char *p, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ULL;
+    };
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    add(host, std::strlen(host) + 1);
+    char buf[64] = {};
+    if (FILE *f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+        std::size_t n = std::fread(buf, 1, sizeof buf, f);
+        std::fclose(f);
+        add(buf, n);
+    }
+    struct stat st {};
+    if (stat("/proc/self/ns/ipc", &st) == 0) {
+        add(reinterpret_cast<const char *>(&st.st_ino), sizeof st.st_ino);
+        add(reinterpret_cast<const char *>(&st.st_dev), sizeof st.st_dev);
+    }
+    return h;
+}
 
 bool mpi_alive() {
     int inited = 0, fin = 0;
@@ -72,52 +99,81 @@ bool join(const void *comm, job &out, std::string &err) {
     }
     MPI_Comm parent = comm ? *static_cast<const MPI_Comm *>(comm) : MPI_COMM_WORLD;
     if (g_comm != MPI_COMM_NULL) MPI_Comm_free(&g_comm);  // re-initialization after finalize
-    MPI_Comm_dup(parent, &g_comm);
-    MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_ARE_FATAL);
-    MPI_Comm_rank(g_comm, &out.rank);
-    MPI_Comm_size(g_comm, &out.size);
+    // Our duplicate is made while the node keys are gathered on the parent: creating it costs
+    // Open MPI a few reductions over the job (1.7 s of start-up with 32 PEs on four simulated
+    // hosts of a 2-core machine), and the gather's own rounds then overlap them. A collective on
+    // the parent is as safe as the duplication itself, which is one; no message of ours goes
+    // point to point on it.
+    MPI_Request dup;
+    MPI_Comm_idup(parent, &g_comm, &dup);
+    MPI_Comm_rank(parent, &out.rank);
+    MPI_Comm_size(parent, &out.size);
 
-    // Node-local peers: split by shared-memory domain, then name each node by the lowest world
-    // rank on it so that every PE computes the same node numbering.
-    MPI_Comm node;
-    MPI_Comm_split_type(g_comm, MPI_COMM_TYPE_SHARED, out.rank, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &out.local_rank);
-    MPI_Comm_size(node, &out.local_size);
-    // The node's CPUs as its PEs see them (bootstrap.hpp, node_cpus). 0 when unknown.
+    // Node-local peers: one allgather of a word naming this PE's shared-memory domain
+    // (node_key), then, on the node, point to point with its first rank for the CPUs and the
+    // abort name. Not MPI_Comm_split_type: creating a communicator costs Open MPI several
+    // reductions over the whole job, and with 32 PEs on four simulated hosts of a 2-core machine
+    // it took 1.9 s, a quarter of start-up, plus 0.7 s for the node's reductions (issue #50).
+    const std::uint64_t key = node_key();
+    std::vector<std::uint64_t> keys(std::size_t(out.size));
+    MPI_Allgather(&key, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, parent);
+    MPI_Wait(&dup, MPI_STATUS_IGNORE);
+    MPI_Comm_set_errhandler(g_comm, MPI_ERRORS_ARE_FATAL);
+    // A node is named by its lowest rank; nodes are numbered in the order of those ranks.
+    out.node_of.assign(std::size_t(out.size), -1);
+    g_firsts.clear();
+    for (int i = 0; i < out.size; ++i) {
+        if (out.node_of[std::size_t(i)] >= 0) continue;
+        const int node = int(g_firsts.size());
+        g_firsts.push_back(i);
+        for (int j = i; j < out.size; ++j)
+            if (keys[std::size_t(j)] == keys[std::size_t(i)]) out.node_of[std::size_t(j)] = node;
+    }
+    const int my_node = out.node_of[std::size_t(out.rank)];
+    g_first = g_firsts[std::size_t(my_node)];
+    g_members.clear();
+    for (int i = 0; i < out.size; ++i)
+        if (out.node_of[std::size_t(i)] == my_node) {
+            if (i == out.rank) out.local_rank = int(g_members.size());
+            g_members.push_back(i);
+        }
+    out.local_size = int(g_members.size());
+    if (out.rank != g_first) g_firsts.clear();  // kept by the nodes' first ranks only
+    // The node's CPUs as its PEs see them (bootstrap.hpp, node_cpus; 0 when unknown), ORed on the
+    // first rank, and a name for this job on this node drawn there (abort_job).
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) CPU_ZERO(&cpus);
-    MPI_Allreduce(MPI_IN_PLACE, &cpus, int(sizeof cpus), MPI_BYTE, MPI_BOR, node);
-    out.node_cpus = CPU_COUNT(&cpus);
-    int leader = out.rank;
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    // A name for this job on this node, drawn by its first PE (abort_job).
-    std::uint64_t key = 0;
-    if (out.local_rank == 0) {
+    struct {
+        cpu_set_t used;            // the union of the node's PEs' affinity masks
+        std::uint64_t any_unbound; // some PE of the node may run on every online CPU
+        std::uint64_t key;         // the abort name's
+    } facts{};
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (out.rank == g_first) {
+        facts.used = cpus;
+        facts.any_unbound = CPU_COUNT(&cpus) >= online;
+        for (int r : g_members) {
+            if (r == out.rank) continue;
+            cpu_set_t theirs;
+            MPI_Recv(&theirs, int(sizeof theirs), MPI_BYTE, r, tag_cpus, g_comm, MPI_STATUS_IGNORE);
+            CPU_OR(&facts.used, &facts.used, &theirs);
+            if (CPU_COUNT(&theirs) >= online) facts.any_unbound = 1;
+        }
         std::random_device rd;
-        key = (std::uint64_t(rd()) << 32) ^ rd() ^ std::uint64_t(getpid());
+        facts.key = (std::uint64_t(rd()) << 32) ^ rd() ^ std::uint64_t(getpid());
+    } else {
+        MPI_Send(&cpus, int(sizeof cpus), MPI_BYTE, g_first, tag_cpus, g_comm);
     }
-    MPI_Bcast(&key, 1, MPI_UINT64_T, 0, node);
+    node_bcast(&facts, sizeof facts);
+    out.node_cpus = CPU_COUNT(&facts.used);
+    out.node_used_cpus = facts.used;
+    out.node_any_unbound = facts.any_unbound != 0;
     g_abort_name.sun_family = AF_UNIX;
     // Abstract namespace (leading NUL): no file, gone with the last process that holds it.
     int len = std::snprintf(g_abort_name.sun_path + 1, sizeof g_abort_name.sun_path - 1,
-                            "ushmem-abort-%016llx", static_cast<unsigned long long>(key));
+                            "ushmem-abort-%016llx", static_cast<unsigned long long>(facts.key));
     g_abort_name_len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + std::size_t(len));
-    MPI_Comm_free(&node);
-    std::vector<int> leaders(out.size);
-    MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, g_comm);
-    std::vector<int> sorted = leaders;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    out.node_of.resize(out.size);
-    for (int i = 0; i < out.size; ++i)
-        out.node_of[i] = int(std::lower_bound(sorted.begin(), sorted.end(), leaders[i]) - sorted.begin());
-    g_first = leader;
-    g_members.clear();
-    for (int i = 0; i < out.size; ++i)
-        if (leaders[i] == leader) g_members.push_back(i);
-    g_firsts.clear();
-    if (out.rank == leader) g_firsts = sorted;
     return true;
 }
 

@@ -41,7 +41,14 @@ void re_reserve(std::uintptr_t addr, std::size_t len) {
 }
 } // namespace
 
-std::size_t plan_heap_growth(const char *routine, std::size_t initial) {
+std::uint64_t heap_cap_here() {
+    // The node's memory shared among its PEs: more cannot be backed when every PE grows alike.
+    const machine_memory m = read_machine_memory();
+    const std::uint64_t local = std::uint64_t(std::max(rt.local_size, 1));
+    return std::min<std::uint64_t>(m.mem_total ? m.mem_total / local : auto_max_cap, auto_max_cap);
+}
+
+std::size_t plan_heap_growth(const char *routine, std::size_t initial, std::uint64_t auto_cap) {
     heap_growth &g = rt.grown;
     g = heap_growth{};
     if (!rt.cfg.heap_grow) return initial;
@@ -52,15 +59,7 @@ std::size_t plan_heap_growth(const char *routine, std::size_t initial) {
     g.shift = unsigned(__builtin_ctzll(chunk));
     g.start = round_up(initial, chunk);
     std::uint64_t max = rt.cfg.heap_max;
-    if (max == 0) {
-        // The node's memory shared among its PEs: more cannot be backed when every PE grows alike.
-        const machine_memory m = read_machine_memory();
-        const std::uint64_t local =
-            std::uint64_t(std::count(rt.node_of.begin(), rt.node_of.end(), rt.node_of[std::size_t(rt.me)]));
-        max = std::min<std::uint64_t>(m.mem_total ? m.mem_total / std::max<std::uint64_t>(local, 1) : auto_max_cap,
-                                      auto_max_cap);
-        if (rt.npes > 1) bootstrap::min_u64s(&max, 1);  // the same on every PE (nodes may differ)
-    }
+    if (max == 0) max = auto_cap;
     g.limit = max > g.start ? std::size_t(max - g.start) / chunk * chunk : 0;
     if ((g.limit >> g.shift) > max_heap_chunks)
         fatal(routine, "USHMEM_HEAP_MAX=%" PRIu64 " holds more than %zu chunks of USHMEM_HEAP_CHUNK=%zu; raise "

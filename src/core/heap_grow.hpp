@@ -4,14 +4,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ushmem::core {
 
+// This PE's vote (core/startup_vote.hpp) for the automatic USHMEM_HEAP_MAX: its node's memory
+// shared among the node's PEs, at most 64 GiB.
+std::uint64_t heap_cap_here();
 // Plans the growth for an initial heap of `initial` bytes (init, before the heap is mapped; every
-// PE alike, the automatic USHMEM_HEAP_MAX agreed with a reduction): fills rt.grown's sizes and
+// PE alike with the vote's rt.agreed.heap_cap as `auto_cap`, the cap when USHMEM_HEAP_MAX is
+// unset; reserve_heap plans with heap_cap_here() before the vote): fills rt.grown's sizes and
 // returns the bytes to reserve from the heap's base (`initial` when growth is off).
-std::size_t plan_heap_growth(const char *routine, std::size_t initial);
+std::size_t plan_heap_growth(const char *routine, std::size_t initial, std::uint64_t auto_cap);
 // After the heap is mapped: growth is on when planned and the heap is at the same fixed address
 // on every PE (`fixed`); sizes the chunk table.
 void enable_heap_growth(bool fixed);

@@ -59,7 +59,7 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
         q.wired = true;
         q.rkey[s] = transport::unpack_rkey(q.ep, node_entry(routine, "heap chunk rkey", ch.rkeys, pe), err);
         if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d's heap chunk: %s", pe, err.c_str());
-        q.rbase[s] = rt.seg[seg_heap].base_on(pe);
+        q.rbase[s] = segment_base(routine, seg_heap, pe);
         q.how[s] = route::ucx;
         return q;
     }
@@ -70,12 +70,11 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
                                   detect_failure(pe), err);
         if (!q.ep) fatal(routine, "cannot reach PE %d from the context's worker: %s", pe, err.c_str());
     }
-    segment &sg = rt.seg[s];
     q.rkey[s] = transport::unpack_rkey(q.ep, node_part(routine, init_table_what, rt.peers.init_table, pe, s == seg_heap ? part_heap_rkey : part_static_rkey), err);
     if (!q.rkey[s]) fatal(routine, "cannot use the memory key of PE %d: %s", pe, err.c_str());
     // From the segment table: the shared peer's rbase of a segment it has not used yet is still 0
     // (message_ep asks for the heap's entry whatever segment a message goes to).
-    q.rbase[s] = sg.base_on(pe);
+    q.rbase[s] = segment_base(routine, s, pe);
     if (!q.wired) {
         // Wired up now, while this call drives the worker: one 8-byte get, whose reply needs the
         // connection both ways. Left to the messages that follow, a fresh endpoint held them

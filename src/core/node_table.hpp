@@ -54,9 +54,16 @@ private:
 };
 
 // The init table: one entry per PE in parts (worker address, the heap's packed rkey, the static
-// data's), so that init makes one exchange and one segment, not three. An entry in parts is
-// [u32 count][count x u32 length][the parts' bytes]; a heap chunk's table holds plain blobs.
-enum init_part : std::uint32_t { part_worker = 0, part_heap_rkey = 1, part_static_rkey = 2, init_parts = 3 };
+// data's, both segments' base addresses as two u64), so that init makes one exchange and one
+// segment, not four. An entry in parts is [u32 count][count x u32 length][the parts' bytes]; a
+// heap chunk's table holds plain blobs.
+enum init_part : std::uint32_t {
+    part_worker = 0,
+    part_heap_rkey = 1,
+    part_static_rkey = 2,
+    part_bases = 3,
+    init_parts = 4
+};
 // What it is called in messages (and whose last entry USHMEM_TEST_FAULT=bad_node_entry corrupts).
 inline constexpr const char *init_table_what = "entry (worker address, memory keys)";
 

@@ -64,10 +64,10 @@ struct segment {
     std::uintptr_t base = 0;  // local address
     std::size_t size = 0;
     transport::memory mem;
-    std::vector<std::uint64_t> bases;      // every PE's segment address; empty when same_address
-    bool same_address = false;             // bases are all equal
+    // At the same address on every PE (the heap at its fixed address); when not, a peer's address
+    // is read from its init-table entry on first contact (core/route.hpp, segment_base).
+    bool same_address = false;
     std::size_t page_size = 0;             // page size backing it here
-    std::uint64_t base_on(int pe) const { return same_address ? base : bases[std::size_t(pe)]; }
 };
 
 // One growth of the heap: a UCX allocation inside the heap's reservation, at the same heap offset

@@ -53,12 +53,10 @@ std::string read_file(const char *path) {
 
 bool read_number(const char *path, std::uint64_t &out) { return util::parse_proc_number(read_file(path), out); }
 
-// The one PE (the lowest) whose `problem` is not empty ends the job with it; nothing when none has
-// one. Collective.
-void first_problem_ends_job(const char *routine, const std::string &problem) {
-    const std::uint64_t none = ~std::uint64_t(0);
-    const std::uint64_t first = bootstrap::min_u64(problem.empty() ? none : std::uint64_t(rt.me));
-    if (first == none) return;
+// The PE `first` (the lowest with a problem, from the start-up vote) ends the job with its
+// `problem`; nothing when `first` is none. Every PE calls it with the same `first`.
+void first_problem_ends_job(const char *routine, const std::string &problem, std::uint64_t first) {
+    if (first == no_problem) return;
     if (std::uint64_t(rt.me) == first) fatal(routine, "%s", problem.c_str());
     // The PE that reports ends the job; waiting keeps the report to one message.
     bootstrap::barrier_with_progress(nullptr, nullptr);
@@ -84,18 +82,23 @@ std::string setting_value(const settings &s, std::string_view name) {
     return {};
 }
 
-void check_settings_alike(const char *routine) {
+void settings_vote_words(std::vector<std::uint64_t> &w) {
+    // The minimum of each value's hash and of its complement (the maximum): equal everywhere
+    // exactly when both agree.
+    const std::vector<const char *> &names = alike_settings();
+    const std::size_t n = names.size(), at = w.size();
+    w.resize(at + 2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t h = fnv1a().add(setting_value(rt.cfg, names[i])).h;
+        w[at + i] = h;
+        w[at + n + i] = ~h;
+    }
+}
+
+void check_settings_alike(const char *routine, const std::uint64_t *w) {
     if (rt.npes == 1) return;
     const std::vector<const char *> &names = alike_settings();
     const std::size_t n = names.size();
-    // One reduction: the minimum of each value's hash and of its complement (the maximum).
-    std::vector<std::uint64_t> w(2 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t h = fnv1a().add(setting_value(rt.cfg, names[i])).h;
-        w[i] = h;
-        w[n + i] = ~h;
-    }
-    bootstrap::min_u64s(w.data(), w.size());
     std::vector<std::size_t> differ;
     for (std::size_t i = 0; i < n; ++i)
         if (w[i] != ~w[n + i]) differ.push_back(i);
@@ -235,7 +238,7 @@ std::string heap_unfit(std::uint64_t bytes, const machine_memory &m) {
     return buf;
 }
 
-void check_heap_fits(const char *routine) {
+std::string heap_fit_problem() {
     const heap_request r = heap_request_of(rt.cfg);
     const std::string size = env_text("SHMEM_SYMMETRIC_SIZE"), teams = env_text("USHMEM_MAX_TEAMS"),
                       scratch = env_text("USHMEM_TEAM_SCRATCH"), world = env_text("USHMEM_WORLD_SCRATCH");
@@ -271,7 +274,11 @@ void check_heap_fits(const char *routine) {
             problem = text;
         }
     }
-    first_problem_ends_job(routine, problem);
+    return problem;
+}
+
+void check_heap_fits(const char *routine, const std::string &problem, std::uint64_t first) {
+    first_problem_ends_job(routine, problem, first);
 }
 
 } // namespace ushmem::core

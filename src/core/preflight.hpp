@@ -20,9 +20,13 @@ const std::vector<const char *> &alike_settings();
 // and on. "" for a name that is not a setting.
 std::string setting_value(const settings &s, std::string_view name);
 
-// Collective over the job (bootstrap): when an alike setting differs between PEs, PE 0 ends the job
-// naming each such variable with the values and the PEs that have them.
-void check_settings_alike(const char *routine);
+// This PE's words of the start-up vote (core/startup_vote.hpp) on the alike settings: 2 per
+// setting, appended to `w`.
+void settings_vote_words(std::vector<std::uint64_t> &w);
+// Given those words after the vote (the MIN over PEs), when an alike setting differs between PEs:
+// collective over the job (bootstrap), PE 0 ends the job naming each such variable with the values
+// and the PEs that have them. Every PE calls it with the same words.
+void check_settings_alike(const char *routine, const std::uint64_t *voted);
 
 // The heap the settings ask for: SHMEM_SYMMETRIC_SIZE plus the team slots (core/team.cpp), the sum
 // rounded up to 2 MiB huge pages (what map_heap maps). `overflow` when that exceeds 64 bits.
@@ -57,9 +61,12 @@ machine_memory read_machine_memory();
 // in UCX anyway, after its fallbacks. Pure (unit-tested).
 std::string heap_unfit(std::uint64_t bytes, const machine_memory &m);
 
-// Collective over the job (bootstrap): when the heap that the settings ask for (SHMEM_SYMMETRIC_SIZE
-// plus the team slots) cannot be had on some PE, the first such PE ends the job with the sizes,
-// the variable to lower and what its machine has. Before UCX allocates anything.
-void check_heap_fits(const char *routine);
+// Why the heap that the settings ask for (SHMEM_SYMMETRIC_SIZE plus the team slots) cannot be had
+// on this PE: the sizes, the variable to lower and what its machine has; "" when it can.
+std::string heap_fit_problem();
+// The lowest PE with a heap problem, `first` (the start-up vote; no_problem when none), ends the
+// job with its `problem`: collective over the job when there is one. Before UCX allocates anything.
+inline constexpr std::uint64_t no_problem = ~std::uint64_t(0);
+void check_heap_fits(const char *routine, const std::string &problem, std::uint64_t first);
 
 } // namespace ushmem::core

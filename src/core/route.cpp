@@ -8,6 +8,7 @@
 #include "core/runtime.hpp"
 #include "transport/transport.hpp"
 
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -91,7 +92,7 @@ void resolve_chunk(const char *routine, int pe, seg_id s) {
     q.how[seg_heap] = p.how[seg_heap];
     q.direct[seg_heap] = p.direct[seg_heap];
     q.rbase[seg_heap] = p.rbase[seg_heap];
-    q.rbase[s] = rt.seg[seg_heap].base_on(pe);  // + a heap offset, as for the heap
+    q.rbase[s] = segment_base(routine, seg_heap, pe);  // + a heap offset, as for the heap
     if (rt.cfg.direct && pe == rt.me) {
         q.direct[s] = reinterpret_cast<char *>(rt.seg[seg_heap].base);
         __atomic_store_n(&q.how[s], route::direct, __ATOMIC_RELEASE);
@@ -122,6 +123,20 @@ peer &chunk_target(const char *routine, int pe, seg_id s) {
     return rt.peers.chunks[std::size_t(pe)][chunk_index(s)];
 }
 
+std::uint64_t segment_base(const char *routine, seg_id s, int pe) {
+    const segment &sg = rt.seg[s & 1];
+    if (sg.same_address || pe == rt.me) return sg.base;
+    std::size_t len = 0;
+    const std::uint8_t *p = node_part(routine, init_table_what, rt.peers.init_table, pe, part_bases, &len);
+    std::uint64_t bases[seg_count];
+    if (len != sizeof bases)
+        fatal(routine, "PE %d's entry (worker address, memory keys) is malformed in this node's table: its "
+                       "segment addresses take %zu bytes, not %zu; PE %d cannot be reached; ending the job",
+              pe, len, sizeof bases, pe);
+    std::memcpy(bases, p, sizeof bases);
+    return bases[s & 1];
+}
+
 void resolve(const char *routine, int pe, seg_id s) {
     std::lock_guard<std::mutex> guard(g_resolve_lock);
     if (is_chunk(s)) return resolve_chunk(routine, pe, s);
@@ -135,7 +150,7 @@ void resolve_locked(const char *routine, int pe, seg_id s) {
     if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
     if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
-    p.rbase[s] = sg.base_on(pe);
+    p.rbase[s] = segment_base(routine, s, pe);
     bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
     if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {
         // Our own memory: its address is the direct pointer (rkey_ptr would map it twice).

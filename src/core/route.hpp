@@ -54,6 +54,10 @@ USHMEM_HOT void locate_or_fail(const char *routine, const char *what, const void
 // Decide how `pe`'s segment `s` is reached (direct or UCX); creates the endpoint and rkey on
 // first use. Ends the job with a message if the peer cannot be reached.
 void resolve(const char *routine, int pe, seg_id s);
+// Where segment `s` (seg_heap or seg_static) is on `pe`: its own address when the segment is at
+// the same address everywhere, else from `pe`'s init-table entry (ends the job, naming the PE,
+// when that entry is malformed). At resolve time only, not on the data path.
+std::uint64_t segment_base(const char *routine, seg_id s, int pe);
 
 // A route as resolve() published it (its release store): an acquire load, so that what resolve()
 // wrote before (the direct pointer, the rkey) is seen by a thread that did not take its lock. A

@@ -25,6 +25,7 @@
 #include "core/rpc.hpp"
 #include "core/heap_grow.hpp"
 #include "core/segments.hpp"
+#include "core/startup_vote.hpp"
 #include "core/stats.hpp"
 #include "core/team.hpp"
 #include "core/timed.hpp"
@@ -72,6 +73,7 @@ void progress_loop(std::string cpus, long spin_ns, long handoff_ns) {
     transport::serve(g_progress_stop, spin_ns, handoff_ns, wake_self, send_held_packs);
 }
 
+// This PE's own need of a progress thread; the start-up vote decides for all (core/startup_vote.hpp).
 bool needs_progress_thread() {
     const std::string &mode = rt.cfg.progress_thread;
     if (mode == "on") return true;
@@ -86,8 +88,8 @@ bool needs_progress_thread() {
     // Static data registered in place (not UCX-allocated) is reached through UCX's emulation on
     // every transport: the target must progress for a peer's access to it to complete.
     if (!rt.cfg.static_data) need = true;
-    // Every PE must decide alike: the thread mode of the worker depends on it.
-    return bootstrap::max_u64(need ? 1 : 0) != 0;
+    // Every PE must decide alike (the thread mode of the worker depends on it): the start-up vote.
+    return need;
 }
 
 // UCX reports that the endpoint to `pe` failed (UCP_ERR_HANDLING_MODE_PEER): the peer died or its
@@ -174,6 +176,8 @@ void print_info() {
     std::fflush(stdout);
 }
 
+// Collective: one reduction (two when some PE has small pages), after which every PE has ended
+// its init up to this call (init's closing barrier).
 void report_page_size() {
     // Say once, from PE 0, how many PEs did not get huge pages for their heap.
     const segment &h = rt.seg[seg_heap];
@@ -228,9 +232,6 @@ int init(const char *routine, const void *comm, int requested) {
     // a batch allocation's cpuset, give fewer than hardware_concurrency() reports.
     rt.node_cpus = job.node_cpus > 0 ? job.node_cpus : int(std::thread::hardware_concurrency());
     if (!load_settings(rt.cfg, err)) fatal(routine, "%s", err.c_str());
-    // Before anything is created: the same layout settings everywhere, and a heap that fits.
-    check_settings_alike(routine);
-    check_heap_fits(routine);
     // (USHMEM_INFLIGHT_MSGS >= 0: checked at load, env_defs.h)
     rt.inflight_msgs = rt.cfg.inflight_msgs ? std::uint64_t(rt.cfg.inflight_msgs) : ~std::uint64_t(0);
     rt.inflight_bytes = rt.cfg.inflight_bytes && rt.cfg.inflight_bytes < std::size_t(INT64_MAX)
@@ -243,7 +244,11 @@ int init(const char *routine, const void *comm, int requested) {
     stats::start(rt.npes, rt.cfg.stats);
     if (!transport::start_context(err)) fatal(routine, "cannot initialize UCX: %s", err.c_str());
     transport::set_peer_failure_handler(rt.cfg.peer_failure ? on_peer_failure : nullptr);
-    rt.progress_thread = needs_progress_thread();
+    // Before anything symmetric is created, in one reduction: the same layout settings everywhere,
+    // a heap that fits, and the choices every PE must make alike (rt.agreed).
+    const bool reserved = reserve_heap(routine);
+    cast_startup_vote(routine, needs_progress_thread(), heap_wanted(), reserved);
+    rt.progress_thread = rt.agreed.progress_thread;
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
@@ -265,19 +270,21 @@ int init(const char *routine, const void *comm, int requested) {
         fatal(routine, "cannot create the UCX worker: %s", err.c_str());
     if (mt) transport::set_served_hook(wake_self);
 
-    map_heap(routine);
+    map_heap(routine, rt.agreed.heap_wanted, rt.agreed.heap_reserved);
     map_static(routine);
     restrict_shm_permissions();  // UCX creates them 0660 (docs/security.md)
     {
-        // One exchange for what a peer needs to reach this PE: its worker address and both
-        // segments' packed rkeys (node_table.hpp, init_part).
+        // One exchange for what a peer needs to reach this PE: its worker address, both
+        // segments' packed rkeys and their addresses (node_table.hpp, init_part).
         const std::vector<std::uint8_t> addr = transport::worker_address();
         const std::vector<std::uint8_t> heap_rkey = transport::pack_rkey(rt.seg[seg_heap].mem);
         std::vector<std::uint8_t> static_rkey;
         if (rt.seg[seg_static].mem.memh) static_rkey = transport::pack_rkey(rt.seg[seg_static].mem);
+        const std::uint64_t bases[seg_count] = {rt.seg[seg_heap].base, rt.seg[seg_static].base};
         const blob_part parts[init_parts] = {{addr.data(), addr.size()},
                                              {heap_rkey.data(), heap_rkey.size()},
-                                             {static_rkey.data(), static_rkey.size()}};
+                                             {static_rkey.data(), static_rkey.size()},
+                                             {bases, sizeof bases}};
         gather_node_table(routine, init_table_what, parts, init_parts, rt.peers.init_table);
     }
     rt.peers.entry.assign(std::size_t(rt.npes), peer{});
@@ -292,7 +299,7 @@ int init(const char *routine, const void *comm, int requested) {
     std::size_t area = *rt.heap.allocate(runtime_area);
     rt.runtime_words = reinterpret_cast<std::uint64_t *>(rt.seg[seg_heap].base + area);
     std::memset(rt.runtime_words, 0, runtime_area);
-    wait_setup(routine, job.local_size, area);
+    wait_setup(routine, area);
     // Bulk messages wait for the receiver's answer to their request to send before the data moves.
     // Where this node has more PEs than CPUs the receiver is often not running then, and a
     // collective's PEs waited for each other's answers in turn: 4 PEs on 2 cores over tcp, 1 MiB
@@ -308,11 +315,10 @@ int init(const char *routine, const void *comm, int requested) {
     __atomic_store_n(rt.runtime_words + coll_entry_word, 0, __ATOMIC_RELEASE);
     heap_calls_start();
 
-    report_page_size();
     rt.state = lib_state::running;
     rt.init_count = 1;
     if (rt.progress_thread) {
-        std::string cpus = progress_thread_cpus(job.local_rank, job.local_size);
+        std::string cpus = progress_thread_cpus(job.local_rank, job.node_used_cpus, job.node_any_unbound);
         progress_thread_binding = cpus;
         g_progress_stop = false;
         // The program's signals are not the progress thread's: a handler that calls exit() must
@@ -341,8 +347,10 @@ int init(const char *routine, const void *comm, int requested) {
         pthread_atfork(nullptr, nullptr, on_fork_child);
         exit_registered = true;
     }
-    // Nobody signals a barrier counter before every PE has zeroed its own.
-    bootstrap::barrier_with_progress(nullptr, nullptr);
+    // Nobody signals a barrier counter before every PE has zeroed its own: the page-size report's
+    // reduction is init's last collective, so it is that barrier too (each collective of init
+    // costs O(log n) rounds: issue #50).
+    report_page_size();
     return rt.thread_level;
 }
 

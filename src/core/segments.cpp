@@ -11,6 +11,7 @@
 #include "util/text.hpp"
 
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -39,21 +40,6 @@ constexpr std::uintptr_t default_heap_address = 0x200000000000ULL;  // 32 TiB
 constexpr std::size_t huge_page = 2u << 20;
 
 std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t a) { return (v + a - 1) & ~(a - 1); }
-
-// Whether the segment is at the same address on every PE: one reduction (the heap's, as a rule);
-// only where it is not (the static data under ASLR) does every PE keep every PE's address. (Its
-// packed rkey goes into the init table with the worker address: core::init.)
-void exchange_base(segment &s) {
-    const std::uint64_t mine = s.base;
-    std::uint64_t words[2] = {mine, ~mine};  // min and max of the bases, in one reduction
-    bootstrap::min_u64s(words, 2);
-    s.same_address = words[0] == mine && ~words[1] == mine;
-    s.bases.clear();
-    if (!s.same_address) {
-        s.bases.assign(std::size_t(rt.npes), 0);
-        bootstrap::allgather(&mine, sizeof mine, s.bases.data());
-    }
-}
 
 struct static_range {
     std::uintptr_t lo = 0, hi = 0;
@@ -132,40 +118,70 @@ inline void raw_copy(void *dst, const void *src, std::size_t n) {
 
 
 
-void map_heap(const char *routine) {
-    segment &h = rt.seg[seg_heap];
+namespace {
+// The heap's reservation, between reserve_heap and map_heap (init, one thread): its address, the
+// bytes reserved there, whether that worked.
+struct heap_reservation {
+    std::uintptr_t want = 0;
+    std::size_t range = 0;
+    bool reserved = false;
+};
+heap_reservation g_reservation;
+
+// Reserve `len` bytes at `want`: UCX maps FIXED with SHM_REMAP, which would silently replace
+// whatever lives there. MAP_FIXED_NOREPLACE fails instead.
+bool reserve(std::uintptr_t want, std::size_t len) {
+    void *r = mmap(reinterpret_cast<void *>(want), len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (r != MAP_FAILED && r != reinterpret_cast<void *>(want)) munmap(r, len);
+    return r == reinterpret_cast<void *>(want);
+}
+} // namespace
+
+bool heap_wanted() { return g_reservation.want != 0; }
+
+bool reserve_heap(const char *routine) {
+    heap_reservation &v = g_reservation;
+    v = heap_reservation{};
     if (rt.cfg.symmetric_size == 0)
         fatal(routine, "SHMEM_SYMMETRIC_SIZE is 0; set it to the heap size per PE, e.g. 64M");
-    // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for
-    // (check_heap_fits has made sure that the sum fits the machine).
-    std::size_t size = heap_request_of(rt.cfg).total;
-
-    std::uintptr_t want = 0;
     const std::string &a = rt.cfg.heap_address;
-    if (!util::parse_heap_address(a, default_heap_address, huge_page, want))
+    if (!util::parse_heap_address(a, default_heap_address, huge_page, v.want))
         fatal(routine, "malformed value USHMEM_HEAP_ADDRESS='%s': expected 'auto', 'any' or a non-zero "
                        "hex address that is a multiple of 2 MiB", a.c_str());
-    // Reserve the range first: UCX maps FIXED with SHM_REMAP, which would silently replace
-    // whatever lives there. MAP_FIXED_NOREPLACE fails instead. A heap that grows reserves its
-    // whole range (USHMEM_HEAP_MAX) PROT_NONE: the initial heap replaces its start, the chunks
-    // (core/heap_grow.cpp) the rest as it grows; should that range not be free everywhere, the
-    // heap alone is reserved and stays fixed.
-    auto reserve = [want](std::size_t len) {
-        void *r = mmap(reinterpret_cast<void *>(want), len, PROT_NONE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-        if (r != MAP_FAILED && r != reinterpret_cast<void *>(want)) munmap(r, len);
-        return r == reinterpret_cast<void *>(want);
-    };
-    const std::size_t planned = plan_heap_growth(routine, size);
-    std::size_t range = planned;
-    bool reserved = want && reserve(range);
-    // Every PE must get the fixed address, or none uses it.
-    bool fixed = want && bootstrap::all_true(reserved);
-    if (!fixed && range != size) {
+    if (!v.want) return false;
+    // A heap that grows reserves its whole range (USHMEM_HEAP_MAX) PROT_NONE: the initial heap
+    // replaces its start, the chunks (core/heap_grow.cpp) the rest as it grows. By this PE's own
+    // cap: the one agreed (the least over PEs) is not larger, and map_heap returns the rest.
+    const heap_request r = heap_request_of(rt.cfg);
+    v.range = r.overflow ? 0 : plan_heap_growth(routine, std::size_t(r.total), heap_cap_here());
+    v.reserved = v.range && reserve(v.want, v.range);
+    return v.reserved;
+}
+
+void map_heap(const char *routine, bool all_want, bool all_reserved) {
+    segment &h = rt.seg[seg_heap];
+    // The teams' symmetric slots (core/team.cpp) come on top of what the program asked for
+    // (the start-up vote has made sure that the sum fits the machine).
+    const std::size_t size = heap_request_of(rt.cfg).total;
+    const std::uintptr_t want = g_reservation.want;
+    const std::size_t planned = plan_heap_growth(routine, size, rt.agreed.heap_cap);
+    std::size_t range = g_reservation.range;
+    bool reserved = g_reservation.reserved;
+    // Every PE must get the fixed address, or none uses it (the vote: all_reserved, false where
+    // some PE wants none).
+    bool fixed = all_reserved;
+    if (fixed && range > planned) {
+        munmap(reinterpret_cast<void *>(want + planned), range - planned);
+        range = planned;
+    }
+    // Should the whole range not be free everywhere, the heap alone is reserved and stays fixed.
+    // Collective, so decided from what the vote made the same everywhere.
+    if (!fixed && all_want && planned != size) {
         if (reserved) munmap(reinterpret_cast<void *>(want), range);
         range = size;
-        reserved = want && reserve(range);
-        fixed = want && bootstrap::all_true(reserved);
+        reserved = reserve(want, range);
+        fixed = bootstrap::all_true(reserved);
     }
     if (!fixed && reserved) munmap(reinterpret_cast<void *>(want), range);
     enable_heap_growth(fixed && range == planned);
@@ -180,7 +196,9 @@ void map_heap(const char *routine) {
     h.size = size;
     place_heap_on_local_numa(h.mem.address, size);
     h.page_size = mapping_page_size(h.base);
-    exchange_base(h);
+    // At the fixed address every PE reserved: the same everywhere, with no exchange. Otherwise a
+    // peer's base is in its init-table entry (part_bases), read on first contact (segment_base).
+    h.same_address = fixed;
 }
 
 void map_static(const char *routine) {
@@ -224,7 +242,8 @@ void map_static(const char *routine) {
     s.base = r.lo;
     s.size = len;
     s.page_size = mapping_page_size(s.base);
-    exchange_base(s);
+    // Under ASLR each PE's own address: a peer's is in its init-table entry (segment_base).
+    s.same_address = false;
 }
 
 void unmap_static() {
@@ -273,45 +292,28 @@ void unmap_heap() {
 
 
 
-std::string progress_thread_cpus(int local_rank, int local_size) {
-    // The PUs that no PE of this node is bound to; the progress thread goes there so that it
-    // does not take the core of the PE it serves. Unbound PEs (or no spare PU): no binding.
+std::string progress_thread_cpus(int local_rank, const cpu_set_t &node_used, bool any_unbound) {
+    // The PUs that no PE of this node is bound to (node_used: bootstrap::job); the progress thread
+    // goes there so that it does not take the core of the PE it serves. Unbound PEs (or no spare
+    // PU): no binding.
+    if (any_unbound) return {};
     hwloc_topology_t topo;
     std::string result;
     if (hwloc_topology_init(&topo) != 0) return result;
     if (hwloc_topology_load(topo) == 0) {
-        hwloc_bitmap_t mine = hwloc_bitmap_alloc();
-        hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS);
-        char *txt = nullptr;
-        hwloc_bitmap_list_asprintf(&txt, mine);
-        std::string my_list = txt ? txt : "";
-        std::free(txt);
-        std::vector<std::uint8_t> all;
-        std::vector<std::size_t> offs;
-        bootstrap::allgatherv(my_list.c_str(), my_list.size() + 1, all, offs);
         hwloc_bitmap_t used = hwloc_bitmap_alloc();
-        hwloc_bitmap_t one = hwloc_bitmap_alloc();
+        hwloc_cpuset_from_glibc_sched_affinity(topo, used, &node_used, sizeof node_used);
         const hwloc_const_bitmap_t machine = hwloc_topology_get_topology_cpuset(topo);
-        bool any_unbound = false;
-        for (std::size_t i = 0; i + 1 < offs.size(); ++i) {
-            if (rt.node_of[i] != rt.node_of[std::size_t(rt.me)]) continue;
-            hwloc_bitmap_list_sscanf(one, reinterpret_cast<const char *>(all.data() + offs[i]));
-            if (hwloc_bitmap_isequal(one, machine)) any_unbound = true;
-            hwloc_bitmap_or(used, used, one);
-        }
         hwloc_bitmap_t spare = hwloc_bitmap_alloc();
         hwloc_bitmap_andnot(spare, machine, used);
         int count = hwloc_bitmap_weight(spare);
-        if (!any_unbound && count > 0) {
+        if (!hwloc_bitmap_isequal(used, machine) && count > 0) {
             int pick = local_rank % count, idx = hwloc_bitmap_first(spare);
             for (int k = 0; k < pick; ++k) idx = hwloc_bitmap_next(spare, idx);
             result = std::to_string(idx);
         }
-        (void)local_size;
         hwloc_bitmap_free(spare);
-        hwloc_bitmap_free(one);
         hwloc_bitmap_free(used);
-        hwloc_bitmap_free(mine);
     }
     hwloc_topology_destroy(topo);
     return result;

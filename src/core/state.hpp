@@ -13,6 +13,7 @@
 #include "core/env.hpp"
 #include "core/heap_alloc.hpp"
 #include "core/peers.hpp"
+#include "core/startup_vote.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,7 @@ struct runtime {
     std::vector<int> node_of;
     int local_rank = -1, local_size = 0;  // this PE's rank among its node's PEs, and their count
     int node_cpus = 0;  // CPUs this node's PEs may run on (bootstrap::job::node_cpus; 0: unknown)
+    job_agreement agreed;  // what every PE decided alike at init (core/startup_vote.hpp: its contract)
     context default_ctx;
     settings cfg;  // as the user set them (load_settings); never changed after
     // Derived at init from cfg where this machine or UCX allows less (settings_in_effect shows them):

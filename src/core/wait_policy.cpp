@@ -1,7 +1,6 @@
 // The waiting policy and the wakers (wait_policy.hpp; docs/architecture.md, "Waiting").
 #include "core/wait_policy.hpp"
 
-#include "bootstrap/bootstrap.hpp"
 #include "core/clock.hpp"
 #include "core/compiler.hpp"
 #include "core/env.hpp"
@@ -103,26 +102,31 @@ bool parse_spin(const std::string &text, double &out) {
 
 void inject_lost_wakeups() { g_lose_wakeups = true; }
 
-void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset) {
-    g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
-    g_wait.oversubscribed = rt.node_cpus > 0 && local_size > rt.node_cpus;
+namespace {
+// The wait mode the settings and this node's facts choose, and why.
+wait_mode mode_here(const char *routine, const char *&reason) {
+    const bool oversubscribed = rt.node_cpus > 0 && rt.local_size > rt.node_cpus;
     const std::string &pol = rt.cfg.wait_policy;
     if (pol == "auto") {
-        g_wait.mode = g_wait.oversubscribed ? wait_mode::block : wait_mode::spin;
-        g_wait.reason = g_wait.oversubscribed ? "more PEs on the node than CPUs" : "a CPU per PE";
-    } else if (pol == "spin") {
-        g_wait.mode = wait_mode::spin;
-        g_wait.reason = "USHMEM_WAIT_POLICY=spin";
-    } else if (pol == "block") {
-        g_wait.mode = wait_mode::block;
-        g_wait.reason = "USHMEM_WAIT_POLICY=block";
-    } else if (pol == "yield") {
-        g_wait.mode = wait_mode::yield;
-        g_wait.reason = "USHMEM_WAIT_POLICY=yield";
-    } else {
-        fatal(routine, "malformed value USHMEM_WAIT_POLICY='%s': expected one of auto, spin, block, yield",
-              pol.c_str());
+        reason = oversubscribed ? "more PEs on the node than CPUs" : "a CPU per PE";
+        return oversubscribed ? wait_mode::block : wait_mode::spin;
     }
+    if (pol == "spin") return reason = "USHMEM_WAIT_POLICY=spin", wait_mode::spin;
+    if (pol == "block") return reason = "USHMEM_WAIT_POLICY=block", wait_mode::block;
+    if (pol == "yield") return reason = "USHMEM_WAIT_POLICY=yield", wait_mode::yield;
+    fatal(routine, "malformed value USHMEM_WAIT_POLICY='%s': expected one of auto, spin, block, yield", pol.c_str());
+}
+} // namespace
+
+bool waits_block_here(const char *routine) {
+    const char *reason = nullptr;
+    return mode_here(routine, reason) == wait_mode::block;
+}
+
+void wait_setup(const char *routine, std::size_t runtime_area_offset) {
+    g_wake_off = runtime_area_offset + wake_area_word * sizeof(std::uint64_t);
+    g_wait.oversubscribed = rt.node_cpus > 0 && rt.local_size > rt.node_cpus;
+    g_wait.mode = mode_here(routine, g_wait.reason);
     // The spin before blocking: long with a CPU per PE (a wait that ends within it keeps today's
     // speed; the partner of a barrier is usually microseconds away), none when the awaited PE may
     // need this very CPU: 4 PEs on 2 cores spent 15 us in a barrier spinning 5 us before each
@@ -132,8 +136,9 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
         fatal(routine, "malformed value USHMEM_WAIT_SPIN='%s': expected 'auto' or seconds (e.g. 0.002, 5e-6)",
               rt.cfg.wait_spin.c_str());
     g_wait.spin_ns = long(spin * 1e9);
-    // Writers of direct data must wake what any PE may block on: decided alike everywhere.
-    g_wake_direct = bootstrap::max_u64(g_wait.mode == wait_mode::block ? 1 : 0) != 0;
+    // Writers of direct data must wake what any PE may block on: decided alike everywhere (the
+    // start-up vote, core/startup_vote.hpp).
+    g_wake_direct = rt.agreed.wake_direct;
     // The C API's inline put (api.hpp) copies without calling core: close the fast paths' gate
     // (fast_path.hpp) so that every call takes core's path, which wakes.
     if (g_wake_direct) fast_path_close(fast_path_closer::wakes);
@@ -154,7 +159,7 @@ void wait_setup(const char *routine, int local_size, std::size_t runtime_area_of
     // where every lane is emulated, since then every signal, even a same-node peer's, is a message
     // through the kernel's sockets that a sleeping PE pays two wake-ups for.
     g_wait.remote_poll = g_wait.mode == wait_mode::block && (remote_peers || all_emulated);
-    g_local_pes = local_size;
+    g_local_pes = rt.local_size;
     g_events_only = all_emulated;
     // (With peers on other nodes the worker's progress polls their sockets, an epoll_wait, even
     // where the wait is for a same-node peer's direct signal.)

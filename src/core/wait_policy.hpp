@@ -83,9 +83,12 @@ struct wake_word {
 };
 constexpr std::size_t wake_area_word = 192;  // word index in the runtime area (bytes 1536..1599)
 
-// At init, once settings, node facts and the runtime area are known. Collective (wake_direct is
-// agreed on by every PE: a writer must wake whatever any reader may block on).
-void wait_setup(const char *routine, int local_size, std::size_t runtime_area_offset);
+// This PE's vote (core/startup_vote.hpp): whether the settings and its node's facts make its waits
+// block. Ends the job on a malformed USHMEM_WAIT_POLICY.
+bool waits_block_here(const char *routine);
+// At init, once settings, node facts, the start-up vote (rt.agreed.wake_direct: a writer must
+// wake whatever any reader may block on) and the runtime area are known. Local.
+void wait_setup(const char *routine, std::size_t runtime_area_offset);
 // USHMEM_TEST_FAULT=lose_wakeups (tests only): this PE wakes no sleeper (wake() returns at once).
 void inject_lost_wakeups();
 std::string wait_describe();  // "block after 5 us (4 PEs on 2 CPUs)" for ushmem-info

@@ -4,7 +4,6 @@
 // and the USHMEM_*_ALGO overrides (an override the group cannot run falls through to the
 // automatic rows). docs/collectives.md, "Algorithms and selection", is this table in prose.
 #include "core/coll/coll.hpp"
-#include "bootstrap/bootstrap.hpp"
 #include "core/log.hpp"
 
 #include <atomic>
@@ -287,12 +286,10 @@ void coll_select_init(const char *routine) {
                                 {"read", algo::read}, {"hs", algo::hs}});
     // The cached choices are forgotten: the settings and node facts may have changed.
     for (auto &c : coll::by_size) c.store(0, std::memory_order_relaxed);
-    // The same answer on every PE (a collective over the bootstrap): it picks the sync pattern, and
-    // members that picked flat and central syncs would wait for each other forever. Nodes may
-    // differ (a job across hosts of different sizes): then any node with more PEs than CPUs decides.
-    int local = 0;
-    for (int pe = 0; pe < rt.npes; ++pe)
-        if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)]) ++local;
-    g_oversub = bootstrap::max_u64(rt.node_cpus > 0 && local > rt.node_cpus ? 1 : 0) != 0;
+    // The same answer on every PE (the start-up vote, core/startup_vote.hpp): it picks the sync
+    // pattern, and members that picked flat and central syncs would wait for each other forever.
+    // Nodes may differ (a job across hosts of different sizes): then any node with more PEs than
+    // CPUs decides.
+    g_oversub = rt.agreed.oversubscribed;
 }
 } // namespace ushmem::core
