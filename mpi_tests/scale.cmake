@@ -16,12 +16,18 @@ ushmem_mpi_test(node_tables_private PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt
 ushmem_mpi_test(node_table_refused PROGRAM heap_grow ARGS grow NP 2 4 CONFIGS default tcp
                 ENV ${_nt_env} USHMEM_TEST_FAULT=refuse_node_table TIMEOUT 180 LABELS "heap;scale"
                 WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status 0
-                        [=[ushmem: notice: shmem_init: PE 0 could not make this node's shared table of every PE's entry \(worker address, memory keys\) \(No space left on device\). every PE holds its own copy]=] --)
+                        [=[ushmem: notice: shmem_init: PE 0 could not make this node's shared table of every PE's entry \(worker address, memory keys\) \(No space left on device\). this node's PEs hold their own copies]=] --)
 ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 2 4 ENV ${_nt_env}
                 USHMEM_TEST_FAULT=bad_node_entry LABELS "scale;errors"
                 WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero
                         [=[\(PE [0-9] of [24]\): PE ([13])'s entry \(worker address, memory keys\) is malformed in this node's table \(bytes [0-9]+ to [0-9]+ of [0-9]+\): PE [13] cannot be reached. ending the job]=] --)
 if(USHMEM_TWOHOST_TESTS)
+  # Each node decides for itself: both hosts' first PEs (PEs 0 and 1: ranks alternate over the
+  # hosts) report their node's refusal, and every element still arrives.
+  ushmem_mpi_test(node_table_refused PROGRAM heap_grow ARGS grow NP 4 CONFIGS twohost ENV ${_nt_env}
+                  USHMEM_TEST_FAULT=refuse_node_table TIMEOUT 300 LABELS "twohost;scale;heap"
+                  WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status 0
+                          [=[ushmem: notice: shmem_init: PE 1 could not make this node's shared table]=] --)
   ushmem_mpi_test(node_table_bad_entry PROGRAM heap_grow ARGS grow NP 4 CONFIGS twohost ENV ${_nt_env}
                   USHMEM_TEST_FAULT=bad_node_entry TIMEOUT 300 LABELS "twohost;scale;errors"
                   WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/expect_error.sh --status nonzero

@@ -45,6 +45,9 @@ void gatherv_to_node_first(const void *mine, std::size_t len, std::vector<std::u
                            std::vector<std::uint64_t> &offsets);
 // Collective over this node's ranks: `len` bytes of the node's first rank's `buf` to all of them.
 void node_bcast(void *buf, std::size_t len);
+// Collective over this node's ranks: every rank's `mine` to the node's first rank, which gets them
+// in rank order (one per rank of the node); elsewhere the result is empty. Point to point.
+std::vector<std::uint64_t> node_gather_u64(std::uint64_t mine);
 
 // Fixed-size allgather of `len` bytes per rank into `all` (size * len bytes).
 void allgather(const void *mine, std::size_t len, void *all);

@@ -32,7 +32,7 @@ MPI_Comm g_comm = MPI_COMM_NULL;  // our duplicate: our collectives never match 
 int g_first = -1;
 std::vector<int> g_members;
 std::vector<int> g_firsts;
-constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533, tag_cpus = 0x7534;
+constexpr int tag_blob = 0x7531, tag_pack = 0x7532, tag_bcast = 0x7533, tag_cpus = 0x7534, tag_word = 0x7535;
 bool g_we_initialized = false;
 
 // The abstract socket name this job's PEs on this node contend for when they end the job
@@ -284,6 +284,21 @@ void node_bcast(void *buf, std::size_t len) {
     }
     for (int r : g_members)
         if (r != me) MPI_Send(buf, int(len), MPI_BYTE, r, tag_bcast, g_comm);
+}
+
+std::vector<std::uint64_t> node_gather_u64(std::uint64_t mine) {
+    int me = 0;
+    MPI_Comm_rank(g_comm, &me);
+    if (me != g_first) {
+        MPI_Send(&mine, 1, MPI_UINT64_T, g_first, tag_word, g_comm);
+        return {};
+    }
+    std::vector<std::uint64_t> all(g_members.size());
+    for (std::size_t k = 0; k < g_members.size(); ++k) {
+        if (g_members[k] == me) all[k] = mine;
+        else MPI_Recv(&all[k], 1, MPI_UINT64_T, g_members[k], tag_word, g_comm, MPI_STATUS_IGNORE);
+    }
+    return all;
 }
 
 std::uint64_t sum_u64(std::uint64_t mine) {

@@ -17,8 +17,8 @@
 namespace ushmem::core {
 
 namespace {
-// Why this job holds private tables (empty: it does not). Decided by the first exchange, alike on
-// every PE, and kept: later tables (a heap growth's) follow it.
+// Why this node holds private tables (empty: it does not). Decided by the first exchange, alike on
+// every PE of the node (each node for itself), and kept: later tables (a heap growth's) follow it.
 std::string g_private_reason;
 
 std::size_t table_words(std::size_t npes, std::size_t data_len) {
@@ -53,53 +53,35 @@ void gather_private(const char *what, const void *mine, std::size_t len, node_ta
     t.adopt_private(std::move(w), bytes);
 }
 
-// Some PE could not make or map its node's table: the whole job holds private copies, from now on
-// (collective: every PE calls it). `failed`, `err`: this PE's part; the lowest failing PE says why.
-void fall_back(const char *routine, const char *what, const void *mine, std::size_t len, node_table &t,
-               bool failed, int err) {
-    const std::uint64_t n = std::uint64_t(rt.npes);
-    const std::uint64_t first = bootstrap::min_u64(failed ? std::uint64_t(rt.me) : n);
-    char why[200];
-    if (std::uint64_t(rt.me) == first)
-        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not %s this node's shared table of every PE's %s (%s)", first,
-                      rt.local_rank == 0 ? "make" : "map", what, std::strerror(err ? err : EINVAL));
-    else
-        std::snprintf(why, sizeof why, "PE %" PRIu64 " could not make or map its node's shared table of every PE's %s", first, what);
-    g_private_reason = why;
-    if (std::uint64_t(rt.me) == first)
-        notice("%s: %s; every PE holds its own copy of the init-time tables (memory per PE grows with the "
-               "job). Raise kernel.shmmax / kernel.shmall / kernel.shmmni, or USHMEM_NODE_TABLES=0 to "
-               "choose private copies",
-               routine, why);
-    gather_private(what, mine, len, t);
-}
 } // namespace
 
 void gather_node_table(const char *routine, const char *what, const void *mine, std::size_t len,
                        node_table &t) {
     t.release();
     const std::size_t n = std::size_t(rt.npes);
-    if (!rt.cfg.node_tables || !g_private_reason.empty()) return gather_private(what, mine, len, t);
+    if (!rt.cfg.node_tables) return gather_private(what, mine, len, t);
     std::vector<std::uint8_t> all;
     std::vector<std::uint64_t> offs;
     bootstrap::gatherv_to_node_first(mine, len, all, offs);
-    if (rt.local_size == 1) {  // nothing to share: this PE's own copy (it still takes part below)
-        std::vector<std::uint64_t> w(table_words(n, offs[n]));
+    // The node's first PE writes the table; {shmid or -1, its bytes, errno of the failure}.
+    std::vector<std::uint64_t> w;
+    std::int64_t seg[3] = {-1, 0, 0};
+    if (rt.local_rank == 0) {
+        w.resize(table_words(n, offs[n]));
         write_table(w.data(), what, all, offs, n);
-        const std::size_t bytes = 8 * w.size();
-        t.adopt_private(std::move(w), bytes);
-        if (bootstrap::all_true(true)) return;
-        return fall_back(routine, what, mine, len, t, /*failed=*/false, 0);
+        std::vector<std::uint8_t>().swap(all);
+        seg[1] = std::int64_t(8 * w.size());
+    }
+    if (rt.local_size == 1) {  // nothing to share: this PE's own copy
+        t.adopt_private(std::move(w), std::size_t(seg[1]));
+        return;
     }
     // The node's first PE makes, fills and marks for removal the segment; the others map it.
-    // {shmid or -1, its bytes, errno of the failure}
-    std::int64_t seg[3] = {-1, 0, 0};
     void *shm = nullptr;
     int err = 0;
-    if (rt.local_rank == 0) {
-        const std::size_t bytes = 8 * table_words(n, offs[n]);
-        // USHMEM_TEST_FAULT=refuse_node_table: as if the node's limits refused the segment.
-        const bool refused = rt.cfg.test_fault == "refuse_node_table";
+    const bool refused = rt.cfg.test_fault == "refuse_node_table";  // as if the node's limits refused it
+    if (rt.local_rank == 0 && g_private_reason.empty()) {
+        const std::size_t bytes = std::size_t(seg[1]);
         const int id = refused ? (errno = ENOSPC, -1) : shmget(IPC_PRIVATE, bytes, IPC_CREAT | 0600);
         if (id < 0) err = errno;
         else {
@@ -109,13 +91,11 @@ void gather_node_table(const char *routine, const char *what, const void *mine, 
             shmctl(id, IPC_RMID, nullptr);  // gone with its last process, whatever ends it
         }
         if (shm) {
-            write_table(static_cast<std::uint64_t *>(shm), what, all, offs, n);
+            std::memcpy(shm, w.data(), bytes);
             mprotect(shm, bytes, PROT_READ);  // no stray store into every PE's table
             seg[0] = id;
-            seg[1] = std::int64_t(bytes);
         }
         seg[2] = err;
-        std::vector<std::uint8_t>().swap(all);
     }
     bootstrap::node_bcast(seg, sizeof seg);
     if (rt.local_rank != 0) {
@@ -129,12 +109,39 @@ void gather_node_table(const char *routine, const char *what, const void *mine, 
             } else shm = p;
         }
     }
-    if (bootstrap::all_true(shm != nullptr)) {
+    // The node agrees (point to point with its first PE, not a reduction over the job: each
+    // node decides for itself) that every PE of it mapped the table. If not, the node's PEs hold
+    // private copies, from its first PE, and so do their later tables (a heap growth's); the
+    // first PE says which PE could not and why, once.
+    std::uint64_t verdict[2] = {0, 0};  // {the first failing PE + 1 (0: none), its errno}
+    const std::vector<std::uint64_t> status = bootstrap::node_gather_u64(shm ? 0 : std::uint64_t(err ? err : EINVAL));
+    if (rt.local_rank == 0) {
+        std::size_t k = 0;
+        for (int pe = 0; pe < rt.npes && !verdict[0]; ++pe)
+            if (rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)])
+                if (status[k++]) verdict[0] = std::uint64_t(pe) + 1, verdict[1] = status[k - 1];
+    }
+    bootstrap::node_bcast(verdict, sizeof verdict);
+    if (!verdict[0]) {
         t.adopt_shared(shm, std::size_t(seg[1]));
         return;
     }
     if (shm) shmdt(shm);
-    fall_back(routine, what, mine, len, t, shm == nullptr, err);
+    const int failed = int(verdict[0] - 1);
+    if (g_private_reason.empty()) {
+        char why[200];
+        std::snprintf(why, sizeof why, "PE %d could not %s this node's shared table of every PE's %s (%s)", failed,
+                      seg[0] < 0 ? "make" : "map", what, std::strerror(int(verdict[1])));
+        g_private_reason = why;
+        if (rt.local_rank == 0)
+            notice("%s: %s; this node's PEs hold their own copies of the init-time tables (memory per PE "
+                   "grows with the job). Raise kernel.shmmax / kernel.shmall / kernel.shmmni, or "
+                   "USHMEM_NODE_TABLES=0 to choose private copies",
+                   routine, why);
+    }
+    if (rt.local_rank != 0) w.resize(std::size_t(seg[1]) / 8);
+    bootstrap::node_bcast(w.data(), std::size_t(seg[1]));
+    t.adopt_private(std::move(w), std::size_t(seg[1]));
 }
 
 void gather_node_table(const char *routine, const char *what, const blob_part *parts, std::size_t count,

@@ -9,8 +9,10 @@
 //    as soon as it exists: it goes when the last PE of the node detaches or dies, so no kill,
 //    even a SIGKILL of the first PE while it fills it, leaves it behind.
 //  - A node of one PE, USHMEM_NODE_TABLES=0, or a node where the segment cannot be made or mapped
-//    on any PE (limits, another IPC namespace) holds private copies, as before: the job agrees on
-//    one way, and PE 0 says once why the shared one was not used.
+//    on any of its PEs (limits, another IPC namespace) holds private copies: with the setting, the
+//    job-wide exchange as before #50; otherwise the node's PEs get the table from its first PE.
+//    Each node agrees on its own way (point to point with its first PE, no collective over the
+//    job), and the node's first PE says once why the shared one was not used.
 //  - An entry is read with node_entry, which checks it against the table's bounds and ends the
 //    job naming the PE whose entry is missing or malformed (never a hang, never a wild read).
 //  - Written once at init (or by a growth, every PE alike), read by connect and resolve on any
