@@ -1,6 +1,10 @@
 // util::lazy_array (src/util/lazy_array.hpp): reserving costs nothing, a write commits one page,
-// reads find zeros, release is idempotent.
+// reads find zeros, release is idempotent; and the element types ushmem keeps in lazy arrays have
+// all-zero bytes as their empty state, which is what an untouched page holds.
 #include "util/lazy_array.hpp"
+
+#include "core/context.hpp"
+#include "core/peers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +17,22 @@
 #include <utility>
 
 namespace util = ushmem::util;
+namespace core = ushmem::core;
 
 namespace {
 const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+
+// T{} as bytes is all zeros: an element never written (a zero page) reads as its empty state.
+// (Types without padding, whose every byte T{} writes.)
+template <class T> bool default_is_zero() {
+    alignas(T) unsigned char buf[sizeof(T)];
+    std::memset(buf, 0xa5, sizeof buf);
+    T *t = new (buf) T{};
+    bool zero = true;
+    for (unsigned char c : buf) zero = zero && c == 0;
+    t->~T();
+    return zero;
+}
 } // namespace
 
 TEST(LazyArray, ReserveCommitsNothing) {
@@ -114,4 +131,33 @@ TEST(LazyArray, TotalsCoverLiveArrays) {
     const util::lazy_totals after = util::lazy_arrays_committed();
     EXPECT_EQ(after.arrays, before.arrays);
     EXPECT_EQ(after.committed, before.committed);
+}
+
+// What ushmem keeps in lazy arrays reads as empty where never written.
+TEST(LazyArray, ElementTypesAreEmptyAsZeros) {
+    EXPECT_TRUE(default_is_zero<std::atomic<std::uint64_t>>());
+    EXPECT_TRUE(default_is_zero<std::atomic<std::int64_t>>());
+    EXPECT_TRUE(default_is_zero<std::atomic<int>>());
+    EXPECT_TRUE(default_is_zero<core::peer *>());
+    // A peer entry (it has padding): every field of a zero page's entry equals peer{}'s.
+    util::lazy_array<core::peer> a;
+    a.reset(1);
+    const core::peer &z = a[0];
+    const core::peer p{};
+    for (int s = 0; s < core::seg_count; ++s) {
+        EXPECT_EQ(z.how[s], p.how[s]);
+        EXPECT_EQ(z.direct[s], p.direct[s]);
+        EXPECT_EQ(z.rbase[s], p.rbase[s]);
+        EXPECT_EQ(z.rkey[s], p.rkey[s]);
+    }
+    EXPECT_EQ(z.msg_signals, p.msg_signals);
+    EXPECT_EQ(z.msg_puts, p.msg_puts);
+    EXPECT_EQ(z.wired, p.wired);
+    EXPECT_EQ(z.listed, p.listed);
+    EXPECT_EQ(z.ep, p.ep);
+    EXPECT_EQ(p.how[core::seg_heap], core::route::unresolved);
+    // A context's pending bits: 0 is "nothing to complete".
+    util::lazy_array<std::uint8_t> pending;
+    pending.reset(1);
+    EXPECT_EQ(pending[0] & (core::pend_flush | core::pend_acks | core::pend_pack | core::pend_gets), 0);
 }

@@ -19,17 +19,22 @@ namespace ushmem::core {
 // SHMEM_CTX_SERIALIZED get one (USHMEM_CTX_WORKERS) on their first UCX operation: their operations
 // then share no endpoint with another context, so their quiet flushes nothing but their own, and
 // their owner thread takes no lock that other threads hold. The same-node direct path needs none.
+// Its per-PE arrays are lazy (util/lazy_array.hpp), as rt.peers' are: a page is committed when
+// the context first talks to one of its PEs.
 struct context_lanes {
     transport::worker_h worker = nullptr;
-    std::vector<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
+    util::lazy_array<peer> peers;  // ep and rkeys on this worker; routes and direct pointers: rt.peers
     // Per PE, its grown heap's chunk entries on this worker (rkeys unpacked on this worker's
     // endpoint), allocated on first use of one (own_ucx_peer); used by the context's thread only.
-    std::vector<std::vector<peer>> chunk_peers;
+    util::lazy_array<peer *> chunk_peers;
+    // The PEs whose entry in `peers` (or chunk_peers) own_ucx_peer wrote, each once
+    // (peer::listed): what release_lanes tears down.
+    std::vector<int> contacted;
     // Acknowledged messages from this worker (context::acked_msgs), per PE, as rt.peers.acks_sent and
     // rt.peers.acks_done for the main worker: its own endpoint per PE delivers them in order, and their
     // acknowledgements, batched by the target, come to the main worker tagged with this stream
     // (transport::ack_owed).
-    std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
+    util::lazy_array<std::atomic<std::uint64_t>> acks_sent, acks_done;
     std::uint32_t ack_stream = 0;  // set by transport::create_extra_worker (0: acknowledged on reply endpoints)
 };
 
@@ -41,8 +46,10 @@ enum : std::uint8_t { pend_flush = 1, pend_acks = 2, pend_pack = 4, pend_gets = 
 
 // Per-context completion state: which PEs have UCX operations that a quiet must complete, and
 // whether direct stores were made since the last quiet (a store fence then suffices).
+// Its per-PE arrays (pending, replies) are lazy (util/lazy_array.hpp): reset reserves them, zero,
+// and a page is committed when the context first writes to one of its PEs'.
 struct context {
-    std::vector<std::uint8_t> pending;  // per PE: pend_* bits
+    util::lazy_array<std::uint8_t> pending;  // per PE: pend_* bits
     std::vector<int> pending_list;      // the PEs with pending[pe] != 0
     // pending_list's size, for the checks made without the lock (quiet's and fence's fast path):
     // under SHMEM_THREAD_MULTIPLE another thread may be appending to the vector meanwhile, and
@@ -71,7 +78,7 @@ struct context {
     // when UCX completed them inline, else in their callback). Unlike a put's, such a request's
     // completion is the operation's completion. Read by shmemx_ctx_pe_replies (the C++ API's
     // per-PE timeout reports); never reset, so readers take differences.
-    std::unique_ptr<std::atomic<std::uint64_t>[]> replies;
+    util::lazy_array<std::atomic<std::uint64_t>> replies;
     // The put packs (put_pack.cpp, USHMEM_PUT_PACK): non-blocking puts of up to pack_item bytes
     // to a PE reached by acknowledged messages are packed, one message for many, one pack per PE,
     // for up to pack_slots PEs at a time (USHMEM_PUT_PACK_PES). Used by one thread at a time.
@@ -108,8 +115,9 @@ struct context {
     bool pack_blocking = false;         // blocking puts and non-fetching atomics join the packs too
     std::atomic<unsigned long> pack_holder{0};  // pthread_self() of the thread using the packs, or 0
 
+    // npes 0: releases the per-PE arrays (finalize, a destroyed context).
     void reset(int npes, bool mt) {
-        pending.assign(std::size_t(npes), 0);
+        pending.reset(std::size_t(npes));
         pending_list.clear();
         pending_list.reserve(16);
         pending_list_changed();
@@ -122,7 +130,7 @@ struct context {
         packs_open.store(0, std::memory_order_relaxed);
         pack_shared = pack_blocking = false;
         packs.reset();
-        replies.reset(npes > 0 ? new std::atomic<std::uint64_t>[2 * std::size_t(npes)]() : nullptr);
+        replies.reset(2 * std::size_t(npes));
     }
     std::atomic<std::uint64_t> &reply_issued(int pe) const { return replies[2 * std::size_t(pe)]; }
     std::atomic<std::uint64_t> &reply_done(int pe) const { return replies[2 * std::size_t(pe) + 1]; }

@@ -31,15 +31,16 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     std::string err;
     if (!c.lanes) {
         auto *l = new context_lanes;
-        l->acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-        l->acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-        l->worker = transport::create_extra_worker(false, l->acks_done.get(), l->ack_stream, err);
+        l->acks_sent.reset(std::size_t(rt.npes));
+        l->acks_done.reset(std::size_t(rt.npes));
+        l->worker = transport::create_extra_worker(false, l->acks_done.data(), l->ack_stream, err);
         if (!l->worker) {
             delete l;
             fatal(routine, "cannot create the context's UCX worker: %s (set USHMEM_CTX_WORKERS=0 to "
                            "share the main worker)", err.c_str());
         }
-        l->peers.resize(std::size_t(rt.npes));
+        l->peers.reset(std::size_t(rt.npes));
+        l->chunk_peers.reset(std::size_t(rt.npes));
         c.lanes = l;
         std::lock_guard<std::mutex> g(g_lanes_lock);
         g_lanes_owners.push_back(&c);
@@ -47,11 +48,9 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     if (USHMEM_UNLIKELY(is_chunk(s))) {
         // A grown heap chunk: its rkey on this worker's endpoint to the PE (route.hpp, chunk
         // entries), at the heap's address on the PE (+ a heap offset, as for the heap).
-        const peer &main = own_ucx_peer(routine, c, pe, seg_heap);
-        auto &tab = c.lanes->chunk_peers;
-        if (tab.empty()) tab.resize(std::size_t(rt.npes));
-        auto &mine = tab[std::size_t(pe)];
-        if (mine.empty()) mine.resize(rt.grown.chunk_of.size());
+        const peer &main = own_ucx_peer(routine, c, pe, seg_heap);  // (lists the PE)
+        peer *&mine = c.lanes->chunk_peers[std::size_t(pe)];
+        if (!mine) mine = new peer[rt.grown.chunk_of.size()];
         peer &q = mine[chunk_index(s)];
         if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
         const heap_chunk &ch = rt.grown.chunks[chunk_index(s)];
@@ -65,6 +64,10 @@ peer &own_ucx_peer(const char *routine, context &c, int pe, seg_id s) {
     }
     peer &q = c.lanes->peers[std::size_t(pe)];
     if (USHMEM_LIKELY(q.rkey[s] != nullptr)) return q;
+    if (!q.listed) {  // its first write: release_lanes tears down the listed entries only
+        q.listed = true;
+        c.lanes->contacted.push_back(pe);
+    }
     if (!q.ep) {
         q.ep = transport::connect(c.lanes->worker, node_part(routine, init_table_what, rt.peers.init_table, pe, part_worker), pe,
                                   detect_failure(pe), err);
@@ -110,10 +113,14 @@ void release_lanes(context &c) {
             }
     }
     std::vector<transport::ep_h> eps;
-    for (auto &tab : c.lanes->chunk_peers)
-        for (peer &q : tab)
-            for (auto &k : q.rkey) transport::destroy_rkey(k);  // (their endpoints are the peers')
-    for (peer &q : c.lanes->peers) {
+    for (int pe : c.lanes->contacted) {
+        peer *&tab = c.lanes->chunk_peers[std::size_t(pe)];
+        if (tab)
+            for (std::size_t k = 0; k < rt.grown.chunk_of.size(); ++k)
+                for (auto &r : tab[k].rkey) transport::destroy_rkey(r);  // (their endpoints are the peers')
+        delete[] tab;
+        tab = nullptr;
+        peer &q = c.lanes->peers[std::size_t(pe)];
         for (auto &k : q.rkey) transport::destroy_rkey(k);
         if (q.ep) eps.push_back(q.ep);
     }

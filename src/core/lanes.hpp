@@ -21,10 +21,10 @@ namespace ushmem::core {
 // The counts of a context's acknowledged messages: the main worker's, or its own worker's (which
 // exists once it sent one).
 inline std::atomic<std::uint64_t> *acks_sent_of(const context &c) {
-    return USHMEM_LIKELY(!c.own_worker) ? rt.peers.acks_sent.get() : c.lanes->acks_sent.get();
+    return USHMEM_LIKELY(!c.own_worker) ? rt.peers.acks_sent.data() : c.lanes->acks_sent.data();
 }
 inline std::atomic<std::uint64_t> *acks_done_of(const context &c) {
-    return USHMEM_LIKELY(!c.own_worker) ? rt.peers.acks_done.get() : c.lanes->acks_done.get();
+    return USHMEM_LIKELY(!c.own_worker) ? rt.peers.acks_done.data() : c.lanes->acks_done.data();
 }
 namespace detail {
 // Set on the progress thread (put_pack.cpp, send_held_packs): it never waits for the bound.

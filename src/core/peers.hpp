@@ -6,6 +6,7 @@
 #include "core/node_table.hpp"
 #include "transport/handles.hpp"
 #include "transport/memory.hpp"
+#include "util/lazy_array.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -40,8 +41,11 @@ template <class T> struct per_seg {
 
 // How a (peer, segment) pair is reached. Decided on first use, then fixed.
 enum class route : std::uint8_t { unresolved = 0, direct = 1, ucx = 2 };
+static_assert(route::unresolved == route(0), "a peer entry's empty state is all-zero bytes (peer_table::entry)");
 
-// Everything the data path needs about one peer, in one cache line.
+// Everything the data path needs about one peer, in one cache line. Its default state is all-zero
+// bytes (no route, no endpoint, no key), which is what a lazily committed page holds
+// (peer_table::entry; tests/test_lazy_array.cpp checks it).
 struct alignas(64) peer {
     per_seg<route> how = {{route::unresolved, route::unresolved}};
     // Signals (the collectives', put_signal's) go as signal messages (transport::signal_nbx): the
@@ -52,6 +56,9 @@ struct alignas(64) peer {
     // (a later get sees the put); not where signal messages are only forced on.
     bool msg_puts = false;
     bool wired = false;  // a context's own endpoint: its connection is complete (own_ucx_peer)
+    // Written since init: the PE is in its table's `contacted` list (in the padding before
+    // `direct`: the entry stays one cache line).
+    bool listed = false;
     // A chunk entry's direct pointer is biased (minus the chunk's heap offset), so that
     // direct[s] + heap offset, rbase[s] + heap offset hold for chunks as for the heap.
     per_seg<char *> direct = {{nullptr, nullptr}};   // where the peer's segment is mapped here
@@ -59,6 +66,7 @@ struct alignas(64) peer {
     per_seg<transport::rkey_h> rkey = {{nullptr, nullptr}};
     transport::ep_h ep = nullptr;
 };
+static_assert(sizeof(peer) == 64, "one cache line per peer");
 
 struct segment {
     std::uintptr_t base = 0;  // local address
@@ -100,26 +108,35 @@ struct heap_growth {
 
 // The per-PE state of the main worker, one owner for it (rt.peers). Indexed by world PE number;
 // sized npes by init, emptied by finalize. Contract per field: who writes, who reads, when.
+// The per-PE arrays are lazy (util/lazy_array.hpp): init reserves them and writes nothing, a
+// peer's page is committed when this PE first writes to its entry, so a PE pays for the peers it
+// talks to, not for every PE of the job (issue #50). Nothing may loop over every entry: finalize
+// visits `contacted`.
 struct peer_table {
-    // Routes, direct pointers, rkeys and endpoints. Written by init (npes empty entries), then by
-    // resolve() (route.cpp, under its lock; each route published last with a release store) and
-    // by connect (the endpoint, published with a release store for the acknowledgement sender on
-    // the progress thread); read without a lock by the data path (route_of's acquire load);
-    // torn down by finalize after its last barrier.
-    std::vector<peer> entry;
+    // Routes, direct pointers, rkeys and endpoints. Reserved by init (every entry empty: zero
+    // bytes), then written by resolve() (route.cpp, under its lock; each route published last with
+    // a release store) and by connect (the endpoint, published with a release store for the
+    // acknowledgement sender on the progress thread); read without a lock by the data path
+    // (route_of's acquire load); torn down by finalize after its last barrier.
+    util::lazy_array<peer> entry;
     // Per PE, its grown heap's chunk entries (heap_growth: one per chunk the reservation can hold),
     // allocated by resolve() on the first use of one of its chunks (a peer never reached there
     // costs nothing), published with a release store; freed by finalize with `entry`.
-    std::vector<peer *> chunks;
+    util::lazy_array<peer *> chunks;
+    // The PEs whose entry (or chunk entries) resolve() or connect wrote, each once (peer::listed),
+    // in order of first contact; appended under resolve()'s lock; read by finalize, which tears
+    // down those entries only.
+    std::vector<int> contacted;
     // Acknowledged messages on the main worker (context::acked_msgs), per PE: sent, and
     // acknowledged (by the ack handler, in progress, adding each acknowledgement's number). One
     // endpoint per PE delivers them in order and the target counts only messages it has stored,
     // so the stored ones are the oldest: acks_done >= a count read after a message was sent means
-    // that message is stored, whatever order the acknowledgements arrive in. Allocated by init
-    // before any message can come; acks_sent is added to by the sender (any thread using a context
-    // on the main worker) before the message goes; acks_done by count_acks (messages.cpp), on the
-    // thread that progresses the worker; read by quiet, pe_quiet, pe_test and the in-flight bound.
-    std::unique_ptr<std::atomic<std::uint64_t>[]> acks_sent, acks_done;
+    // that message is stored, whatever order the acknowledgements arrive in. Reserved by init
+    // before any message can come (zero: none); acks_sent is added to by the sender (any thread
+    // using a context on the main worker) before the message goes; acks_done by count_acks
+    // (messages.cpp), on the thread that progresses the worker; read by quiet, pe_quiet, pe_test
+    // and the in-flight bound.
+    util::lazy_array<std::atomic<std::uint64_t>> acks_sent, acks_done;
     // Every PE's worker address and packed rkeys of the heap and the static data (one entry in
     // parts per PE: node_table.hpp, init_part), gathered by init once both segments exist, held
     // once per node, read with node_part by connect, a context's own worker and resolve; released

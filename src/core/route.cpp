@@ -46,10 +46,19 @@ bool signals_as_messages(int pe) {
 // acknowledgement: one creates it, the others find it done.
 std::mutex g_resolve_lock;
 
+// Before the first write to `pe`'s entry (under g_resolve_lock): finalize tears down the listed
+// entries only (peers.hpp, contacted), never every PE's.
+void note_contact(peer &p, int pe) {
+    if (p.listed) return;
+    p.listed = true;
+    rt.peers.contacted.push_back(pe);
+}
+
 // The peer's endpoint, created if it has none (under g_resolve_lock). Published last, for the
 // acknowledgements' sender, which reads it without the lock.
 void connect_peer(const char *routine, peer &p, int pe) {
     if (p.ep) return;
+    note_contact(p, pe);
     std::string err;
     transport::ep_h ep = transport::connect(node_part(routine, init_table_what, rt.peers.init_table, pe, part_worker), pe,
                                      detect_failure(pe), err);
@@ -80,6 +89,7 @@ void resolve_locked(const char *routine, int pe, seg_id s);
 void resolve_chunk(const char *routine, int pe, seg_id s) {
     peer *t = rt.peers.chunks[std::size_t(pe)];
     if (!t) {
+        note_contact(rt.peers[std::size_t(pe)], pe);  // (finalize frees t through the list)
         t = new peer[rt.grown.chunk_of.size()];
         __atomic_store_n(&rt.peers.chunks[std::size_t(pe)], t, __ATOMIC_RELEASE);
     }
@@ -150,6 +160,7 @@ void resolve_locked(const char *routine, int pe, seg_id s) {
     if (__atomic_load_n(&p.how[s], __ATOMIC_ACQUIRE) != route::unresolved) return;
     segment &sg = rt.seg[s];
     if (!sg.mem.memh) fatal(routine, "the static data segment is not available on this PE");
+    note_contact(p, pe);
     p.rbase[s] = segment_base(routine, s, pe);
     bool same_node = rt.node_of[std::size_t(pe)] == rt.node_of[std::size_t(rt.me)];
     if (rt.cfg.direct && pe == rt.me && sg.mem.allocated) {

@@ -253,8 +253,10 @@ int init(const char *routine, const void *comm, int requested) {
     bool mt = rt.thread_level == thread_multiple;
     if (rt.progress_thread) transport::share_main_worker();
     transport::allow_lazy_acks(rt.progress_thread);  // (ack_lazy: who sends them when the PE computes)
-    rt.peers.acks_sent.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
-    rt.peers.acks_done.reset(new std::atomic<std::uint64_t>[std::size_t(rt.npes)]());
+    // Per-PE arrays reserved, nothing written (util/lazy_array.hpp: a peer costs memory once
+    // this PE talks to it).
+    rt.peers.acks_sent.reset(std::size_t(rt.npes));
+    rt.peers.acks_done.reset(std::size_t(rt.npes));
     install_message_handlers();  // signals, acknowledgements, gathers (core/messages.hpp)
     rpc_init();  // remote procedure calls' handlers, before the worker (core/rpc.hpp)
     // Faults that ushmem's own tests inject, to check that the library notices them.
@@ -287,8 +289,9 @@ int init(const char *routine, const void *comm, int requested) {
                                              {bases, sizeof bases}};
         gather_node_table(routine, init_table_what, parts, init_parts, rt.peers.init_table);
     }
-    rt.peers.entry.assign(std::size_t(rt.npes), peer{});
-    rt.peers.chunks.assign(std::size_t(rt.npes), nullptr);
+    rt.peers.entry.reset(std::size_t(rt.npes));
+    rt.peers.chunks.reset(std::size_t(rt.npes));
+    rt.peers.contacted.clear();
     transport::set_ack_endpoint(ack_endpoint);
     rt.default_ctx.reset(rt.npes, mt);
     rt.default_ctx.acked_msgs = rt.cfg.acked_messages;
@@ -443,21 +446,26 @@ void finalize(const char *routine) {
     rt.state = lib_state::finalized;
     rpc_finalize();  // calls still queued are dropped: every PE is past its last barrier
     transport::stop_acks();  // every PE passed its last quiet: none waits for one
+    // The entries written since init (peers.hpp, contacted); the others are still zero pages.
     std::vector<transport::ep_h> eps;
-    for (peer *&t : rt.peers.chunks) {  // grown heap chunks' entries (their endpoints are the peers')
+    for (int pe : rt.peers.contacted) {
+        peer *&t = rt.peers.chunks[std::size_t(pe)];  // grown heap chunks' entries (their endpoints are the peers')
         if (t)
             for (std::size_t k = 0; k < rt.grown.chunk_of.size(); ++k)
                 for (auto &r : t[k].rkey) transport::destroy_rkey(r);
         delete[] t;
         t = nullptr;
     }
-    rt.peers.chunks.clear();
-    for (peer &p : rt.peers.entry) {
+    rt.peers.chunks.release();
+    for (int pe : rt.peers.contacted) {
+        peer &p = rt.peers[std::size_t(pe)];
         for (auto &k : p.rkey) transport::destroy_rkey(k);
-        eps.push_back(p.ep);
+        if (p.ep) eps.push_back(p.ep);
     }
     transport::close_endpoints(eps);
-    rt.peers.entry.clear();
+    rt.peers.entry.release();
+    rt.peers.contacted.clear();
+    rt.peers.contacted.shrink_to_fit();
     // Peers may still hold our endpoints' wireup state; wait for everyone before the memory and
     // the worker go.
     if (bootstrap::usable())
@@ -465,6 +473,9 @@ void finalize(const char *routine) {
     unmap_static();
     unmap_heap();
     transport::stop_context();
+    // After the worker: its progress (the barrier above) may still count acknowledgements.
+    rt.peers.acks_done.release();
+    rt.peers.acks_sent.release();
     rt.runtime_words = nullptr;
     rt.default_ctx.reset(0, false);
     rt.peers.init_table.release();  // after the segments whose keys it holds
