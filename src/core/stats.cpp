@@ -1,6 +1,7 @@
 // USHMEM_STATS: counters and the finalize table (see stats.hpp).
 #include "core/stats.hpp"
 #include "core/runtime.hpp"
+#include "util/lazy_array.hpp"
 
 #include <atomic>
 #include <cinttypes>
@@ -22,8 +23,9 @@ const char *const timer_names[timer_count] = {"quiet", "wait", "collectives"};
 struct cell {
     std::atomic<std::uint64_t> count{0}, bytes{0};
 };
-// [target PE][kind]; atomics because SHMEM_THREAD_MULTIPLE threads count concurrently.
-std::vector<cell> g_cells;
+// [target PE][kind]; atomics because SHMEM_THREAD_MULTIPLE threads count concurrently. Lazy
+// (util/lazy_array.hpp): a PE's cells cost memory once an operation to it is counted.
+util::lazy_array<cell> g_cells;
 int g_npes = 0;
 std::atomic<std::uint64_t> g_time_ns[timer_count];
 std::atomic<std::uint64_t> g_time_calls[timer_count];
@@ -34,7 +36,7 @@ void start(int npes, bool on) {
     enabled = on;
     if (on) fast_path_close(fast_path_closer::counted);
     g_npes = npes;
-    g_cells = std::vector<cell>(on ? std::size_t(npes) * kind_count : 0);
+    g_cells.reset(on ? std::size_t(npes) * kind_count : 0);
     for (int t = 0; t < timer_count; ++t) g_time_ns[t] = 0, g_time_calls[t] = 0;
     g_writes_completed = 0;
 }

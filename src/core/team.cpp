@@ -67,7 +67,7 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.members = std::move(members);
     t.num_contexts = num_contexts;
     t.gather_epoch = 0;
-    t.sent_from.assign(t.members.size(), 0);
+    t.sent_from.reset(t.members.size());
     t.direct[0] = t.direct[1] = -1;
     t.sync_plan = -1;  // the collectives' cached choices (coll/select.cpp, coll/node.cpp)
     t.nodes = -1;
@@ -96,7 +96,7 @@ void setup(team &t, int slot, std::vector<int> members, int num_contexts) {
     t.eager_calls = 0;
     t.eager_synced = 0;
     t.eager_owed = false;
-    t.eager_seen.assign(t.members.size(), 0);
+    t.eager_seen.reset(t.members.size());
     t.eager_mid_calls = 0;
     t.eager_mid_last[0] = t.eager_mid_last[1] = 0;
     t.scratch_used = false;
@@ -165,6 +165,8 @@ void team_finalize() {
         t->me = -1;
         t->members.clear();
         t->by_world.clear();
+        t->sent_from.release();
+        t->eager_seen.release();
         t->ctr = nullptr;
         t->args = nullptr;
         t->scratch = nullptr;

@@ -23,6 +23,7 @@
 #include "core/env.hpp"
 #include "core/peers.hpp"
 #include "core/runtime.hpp"
+#include "util/lazy_array.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -118,7 +119,9 @@ struct team {
     char *mbox = nullptr;              // the slot's eager-broadcast mailboxes (symmetric), ctr::mbox_slots
     std::uint64_t eager_calls = 0;     // eager broadcasts entered on this team
     bool eager_owed = false;           // some ended without knowing every member entered (bcast_eager)
-    std::vector<std::uint64_t> eager_seen;  // per rank: eager broadcasts it is known to have completed
+    // Per rank: eager broadcasts it is known to have completed. Lazy (util/lazy_array.hpp), as
+    // sent_from: zero until this PE first counts that rank's, a page of ranks at a time.
+    util::lazy_array<std::uint64_t> eager_seen;
     std::uint64_t eager_synced = 0;    // eager broadcasts every member completed: those before the last sync
     // Eager broadcasts larger than a mailbox (coll/broadcast.cpp): their data goes to one of the two
     // halves of the scratch, in turn; the eager call that last used each half, + 1 (0: none yet).
@@ -133,7 +136,7 @@ struct team {
     // Signals this PE sent to rank r's from(me) counter, which nobody else writes: a direct signal
     // there is a plain store of the count, not an atomic add (the sender does not wait for the
     // line). Counters and counts start from zero with the team: a destroyed team's slot is zeroed.
-    std::vector<std::uint64_t> sent_from;
+    util::lazy_array<std::uint64_t> sent_from;
     std::int8_t direct[seg_count] = {-1, -1};  // every member reached directly? (-1: not known)
     std::int8_t sync_plan = -1;  // the sync the selection table picks for it (coll/select.cpp; -1: not yet)
     // Node structure (coll/node.cpp), worked out at first use from rt.node_of: the members grouped

@@ -12,6 +12,7 @@
 #include "core/lanes.hpp"
 #include "core/ordering.hpp"
 #include "transport/transport.hpp"
+#include "util/lazy_array.hpp"
 
 #include <memory>
 #include <unordered_map>
@@ -21,8 +22,9 @@ namespace {
 
 enum : int { probe_idle = 0, probe_in_flight = 1, probe_done = 2 };
 
+static_assert(probe_idle == 0, "a lazily committed slot reads as idle");
 struct probes {
-    std::unique_ptr<std::atomic<int>[]> slot;  // per PE
+    util::lazy_array<std::atomic<int>> slot;  // per PE (zero: probe_idle)
 };
 
 // Keyed by context address. A context destroyed while its flush is in flight leaves a slot that
@@ -34,10 +36,7 @@ std::unordered_map<const context *, probes> g_probes;
 std::atomic<int> &slot_of(const context &c, int pe) {
     std::lock_guard<std::mutex> g(g_probe_lock);
     probes &p = g_probes[&c];
-    if (!p.slot) {
-        p.slot.reset(new std::atomic<int>[std::size_t(rt.npes)]);
-        for (int i = 0; i < rt.npes; ++i) p.slot[std::size_t(i)].store(probe_idle, std::memory_order_relaxed);
-    }
+    if (!p.slot) p.slot.reset(std::size_t(rt.npes));
     return p.slot[std::size_t(pe)];
 }
 
