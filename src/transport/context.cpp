@@ -96,6 +96,7 @@ void stop_context() {
     detail::shared.main_multi = false;
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;
+    am::release_ack_state();  // (sized by set_ack_handler, before the worker)
     am::destroy_bytes_datatype();
     g_lanes = lanes_info{};
     detail::shared.async_error.store(UCS_OK);

@@ -6,6 +6,7 @@
 #include "transport/am/internal.hpp"
 #include "transport/internal.hpp"
 #include "transport/worker.hpp"
+#include "util/lazy_array.hpp"
 
 #include <cstdio>
 #include <mutex>
@@ -19,18 +20,48 @@ ack_receiver am::g_ack_receive = nullptr;
 std::uint32_t am::g_ack_me = 0;
 
 namespace {
+// A list of distinct PEs (so at most npes of them), in a lazy array (util/lazy_array.hpp): no
+// allocation when a handler owes an acknowledgement, and a page of it committed only when that
+// many PEs are listed at once.
+struct pe_list {
+    util::lazy_array<std::uint32_t> v;
+    std::size_t n = 0;
+    void reset(std::size_t npes) {
+        v.reset(npes);
+        n = 0;
+    }
+    bool empty() const { return n == 0; }
+    std::size_t size() const { return n; }
+    std::uint32_t operator[](std::size_t i) const { return v[i]; }
+    std::uint32_t back() const { return v[n - 1]; }
+    void push_back(std::uint32_t pe) { v[n++] = pe; }
+    void pop_back() { --n; }
+    void clear() { n = 0; }
+    const std::uint32_t *begin() const { return v.data(); }
+    const std::uint32_t *end() const { return v.data() + n; }
+    void erase(std::uint32_t pe) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (v[i] == pe) {
+                v[i] = v[n - 1];
+                --n;
+                return;
+            }
+    }
+};
+
 // The acknowledgements owed (owe_ack, send_owed_acks): a count per sender PE and the list of the
 // PEs with a count. The handlers that owe them run under the worker's serialization and the
-// senders on any thread that progressed it: a lock of their own, held for a few stores.
+// senders on any thread that progressed it: a lock of their own, held for a few stores. The
+// per-PE arrays are lazy (util/lazy_array.hpp): a sender's page is committed when it is first owed.
 struct owed_acks {
     std::atomic_flag lock = ATOMIC_FLAG_INIT;
-    std::vector<std::uint32_t> count;  // per PE: its main worker's stream (0)
-    std::vector<std::uint32_t> pes;    // the PEs whose count is not 0
+    util::lazy_array<std::uint32_t> count;  // per PE: its main worker's stream (0)
+    pe_list pes;                            // the PEs whose count is not 0
     // ack_lazy (main worker's stream): per PE, how many, and the number of the send_owed_acks call
     // during whose progress call the first of them was owed (`calls` then); sent by a later call.
-    std::vector<std::uint32_t> lazy;
-    std::vector<std::uint64_t> lazy_since;
-    std::vector<std::uint32_t> lazy_pes;  // the PEs whose lazy count is not 0
+    util::lazy_array<std::uint32_t> lazy;
+    util::lazy_array<std::uint64_t> lazy_since;
+    pe_list lazy_pes;  // the PEs whose lazy count is not 0
     std::uint64_t calls = 0;
     // Other streams (a context's own worker: create_extra_worker): few at a time, searched.
     struct stream_count {
@@ -54,19 +85,11 @@ struct owed_acks {
         const std::uint32_t n = lazy[pe];
         if (n) {
             lazy[pe] = 0;
-            erase(lazy_pes, pe);
+            lazy_pes.erase(pe);
         }
         return n;
     }
     bool none() const { return pes.empty() && streams.empty() && lazy_pes.empty(); }
-    static void erase(std::vector<std::uint32_t> &v, std::uint32_t pe) {
-        for (std::size_t i = 0; i < v.size(); ++i)
-            if (v[i] == pe) {
-                v[i] = v.back();
-                v.pop_back();
-                return;
-            }
-    }
 };
 owed_acks g_owed;
 
@@ -121,7 +144,7 @@ std::uint32_t am::take_acks_for(std::uint32_t pe) {
         if (g_owed.count[pe]) {
             n += g_owed.count[pe];
             g_owed.count[pe] = 0;
-            owed_acks::erase(g_owed.pes, pe);
+            g_owed.pes.erase(pe);
         }
         if (g_owed.none()) detail::shared.acks_owed.store(false, std::memory_order_relaxed);
     }
@@ -135,17 +158,24 @@ std::size_t am::ack_pes() { return g_owed.count.size(); }
 void set_ack_handler(ack_receiver receive, std::uint32_t me, std::uint32_t npes) {
     g_ack_receive = receive;
     g_ack_me = me;
-    g_owed.count.assign(npes, 0);
+    g_owed.count.reset(npes);
     size_held(npes);
-    g_owed.pes.clear();
-    g_owed.pes.reserve(npes);
-    g_owed.lazy.assign(npes, 0);
-    g_owed.lazy_since.assign(npes, 0);
-    g_owed.lazy_pes.clear();
-    g_owed.lazy_pes.reserve(npes);
+    g_owed.pes.reset(npes);
+    g_owed.lazy.reset(npes);
+    g_owed.lazy_since.reset(npes);
+    g_owed.lazy_pes.reset(npes);
     g_owed.streams.clear();
     detail::shared.ack_endpoint_of.store(nullptr);
     detail::shared.acks_stopped.store(false);
+}
+void am::release_ack_state() {
+    g_owed.lazy_pes.reset(0);
+    g_owed.lazy_since.release();
+    g_owed.lazy.release();
+    g_owed.pes.reset(0);
+    size_held(0);
+    g_owed.count.release();
+    g_owed.streams.clear();
 }
 void set_ack_endpoint(ack_endpoint endpoint_of) {
     detail::shared.ack_endpoint_of.store(endpoint_of);

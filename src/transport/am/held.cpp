@@ -5,13 +5,15 @@
 
 namespace ushmem::transport::am {
 
-std::unique_ptr<std::atomic<std::int64_t>[]> g_held;
+util::lazy_array<std::atomic<std::int64_t>> g_held;
 std::uint32_t g_held_n = 0;
 
 void size_held(std::uint32_t npes) {
-    g_held.reset(new std::atomic<std::int64_t>[npes]());
+    detail::shared.held = nullptr;
+    g_held_n = 0;
+    g_held.reset(npes);
     g_held_n = npes;
-    detail::shared.held = g_held.get();
+    detail::shared.held = g_held.data();
 }
 
 } // namespace ushmem::transport::am

@@ -4,6 +4,7 @@
 
 #include "transport/am/acks.hpp"
 #include "transport/am/wire.hpp"
+#include "util/lazy_array.hpp"
 
 #include <ucp/api/ucp.h>
 
@@ -105,9 +106,13 @@ inline void carry_acks(signal_header &h, std::uint32_t to) {
 // what they answer). Written by signal_nbx and its send callback (send.cpp), on any thread.
 // Declared hidden (as the build defines everything): signal_nbx then reads them as it did when
 // they were its file's own, by one load relative to the code, not through an address loaded first.
-[[gnu::visibility("hidden")]] extern std::unique_ptr<std::atomic<std::int64_t>[]> g_held;
+// Lazy (util/lazy_array.hpp): a target's page of counts is committed by its first signal message.
+[[gnu::visibility("hidden")]] extern util::lazy_array<std::atomic<std::int64_t>> g_held;
 [[gnu::visibility("hidden")]] extern std::uint32_t g_held_n;  // the PEs counted (0 until sized)
-// Sizes the per-PE held counts (set_ack_handler, at init).
+// Sizes the per-PE held counts (set_ack_handler, at init; 0: releases them, release_ack_state).
 void size_held(std::uint32_t npes);
+// Releases the per-PE owed acknowledgements and held counts (stop_context, after the worker: no
+// handler or send callback can run any more).
+void release_ack_state();
 
 } // namespace ushmem::transport::am
