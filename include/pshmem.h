@@ -1829,6 +1829,7 @@ void pshmemx_init_comm(const void *mpi_comm);
 int pshmemx_pe_is_direct(int pe);
 int pshmemx_progress_thread_running(void);
 size_t pshmemx_heap_page_size(void);
+void pshmemx_peer_tables(size_t *committed, size_t *reserved);
 size_t pshmemx_info(int json, int header, char *buf, size_t len);
 size_t pshmemx_last_error(char *buf, size_t len);
 int pshmemx_ctx_pe_test(shmem_ctx_t ctx, const int *target_pes, size_t npes, int *pending_pe);

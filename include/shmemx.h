@@ -23,6 +23,13 @@ int shmemx_progress_thread_running(void);
 /* Page size, in bytes, actually backing this PE's symmetric heap. */
 size_t shmemx_heap_page_size(void);
 
+/* Memory of ushmem's tables indexed by PE (peer entries, completion and acknowledgement counts,
+ * team counters), which the kernel commits a page at a time when this PE first writes to a
+ * peer's entry: *committed gets the bytes committed now (pages written, and pages only read, which
+ * cost nothing: an upper bound), *reserved the address space they hold. Either pointer may be
+ * NULL; 0 and 0 before shmem_init. Local, not collective. */
+void shmemx_peer_tables(size_t *committed, size_t *reserved);
+
 /* What `ushmem-info` shows about this PE (settings, heap backing, route and UCX lanes to every
  * peer, CPU binding and topology): text, with the version/settings/topology header when
  * `header` is non-zero, or one JSON object when `json` is non-zero. Writes at most `len` bytes

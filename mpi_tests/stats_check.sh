@@ -26,6 +26,7 @@ for ((pe = 0; pe < np; ++pe)); do
     expect "^\[PE $pe\] total +all +25 +232\$"
     expect "^\[PE $pe\] time in quiet +[0-9.]+ s +2 calls\$"
     expect "^\[PE $pe\] time in collectives +[0-9.]+ s +1 calls\$"
+    expect "^\[PE $pe\] per-PE tables [0-9]+ bytes committed, [0-9]+ reserved \([0-9]+ arrays\)\$"
 done
 [ "$bad" -eq 0 ] && echo "stats: OK"
 exit $bad

@@ -9,6 +9,7 @@
 #include "core/peers.hpp"
 #include "core/route.hpp"
 #include "core/runtime.hpp"
+#include "util/lazy_array.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -129,6 +130,13 @@ USHMEM_DEF(int, shmemx_progress_thread_running, (void)) {
 USHMEM_DEF(size_t, shmemx_heap_page_size, (void)) {
     core::check_running("shmemx_heap_page_size");
     return rt.seg[core::seg_heap].page_size;
+}
+
+USHMEM_DEF(void, shmemx_peer_tables, (size_t *committed, size_t *reserved)) {
+    // Every lazy array alive (util/lazy_array.hpp): the core's and the transport's per-PE tables.
+    const util::lazy_totals t = util::lazy_arrays_committed();
+    if (committed) *committed = t.committed;
+    if (reserved) *reserved = t.reserved;
 }
 
 namespace {

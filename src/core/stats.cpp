@@ -129,6 +129,11 @@ void report(int me, int npes) {
                                          " refused\n", me, g_growths.load(), g_growth_bytes.load(), g_growth_failures.load());
         out += line;
     }
+    // The per-PE tables (util/lazy_array.hpp): what talking to peers has committed so far.
+    const util::lazy_totals lazy = util::lazy_arrays_committed();
+    std::snprintf(line, sizeof line, "[PE %d] per-PE tables %zu bytes committed, %zu reserved (%zu arrays)\n", me,
+                  lazy.committed, lazy.reserved, lazy.arrays);
+    out += line;
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
 }
