@@ -35,6 +35,13 @@ void learn_nodes(team &t) {
     std::vector<int> fill(t.node_first.begin(), t.node_first.end() - 1);
     for (int r = 0; r < t.n; ++r) t.node_ranks[std::size_t(fill[std::size_t(t.node_index[std::size_t(r)])]++)] = r;
     t.nodes = int(nodes);
+    // Only the node-aware collectives read the grouping (node_aware): a team within one node, or
+    // with one member per node, never uses them, and keeps no 8 bytes per member (issue #50).
+    if (nodes <= 1 || nodes >= std::size_t(t.n)) {
+        std::vector<int>().swap(t.node_index);
+        std::vector<int>().swap(t.node_first);
+        std::vector<int>().swap(t.node_ranks);
+    }
 }
 
 } // namespace
