@@ -18,7 +18,19 @@
  *     the pack before the hold ran out;
  *   - the data or the atomic's result is wrong.
  * Then the same operations in a stream (64 of each, then a quiet), checked after a barrier: the
- * packs that leave when full and at the quiet carry the same data as the held ones. */
+ * packs that leave when full and at the quiet carry the same data as the held ones.
+ *
+ * Usage: pack_hold relay ROUNDS   (with USHMEM_PUT_PACK_BLOCKING=1 and a short hold)
+ *   The hand-off between a PE's waits and its progress thread, ROUNDS times, in pairs of PEs (0
+ *   and 1, 2 and 3): the even PE waits in shmem_long_wait_until for its partner's `go` (its first
+ *   progress call kicks a progress thread asleep in poll() back to its park; the wait then sleeps
+ *   on the worker's fd itself, arming the worker), then puts a word to the partner (held in a
+ *   pack) and computes until the partner answers, at most 20 s. The odd PE computes a varying
+ *   while before each `go`, so that the wait sometimes sleeps. A kick lost in that hand-off (the
+ *   PE's arm drained UCX's signal before the thread ran) left the thread asleep, and every later
+ *   kick with it, while the pack waited: no answer (mpi.pack_hold_blocking failed so in CI under
+ *   TSan). Run with UCX_KEEPALIVE_INTERVAL well above 20 s: UCX's keepalive timer (20 s) woke
+ *   such a thread, mostly in time to hide it. */
 #include "common.h"
 #include <mpi.h>
 #if TEST_WITH_USHMEM
@@ -26,7 +38,7 @@
 #endif
 
 #define BIG 300
-static long word, counter, setword, answer;
+static long word, counter, setword, answer, go;
 static unsigned char area[BIG];
 static long stream_words[64];
 static long stream_counter;
@@ -143,6 +155,47 @@ static void round_blocking(int round, int kind, double hold) {
     shmem_barrier_all();
 }
 
+/* Computes for about `us` microseconds (no library call). */
+static void compute_for(double us) {
+    const double until = now_s() + us * 1e-6;
+    while (now_s() < until) {
+    }
+}
+
+static void relay(int rounds) {
+    word = go = answer = 0;
+    shmem_barrier_all();
+    const int partner = me ^ 1; /* pairs 0-1, 2-3, ...: at 4 PEs two pairs share the 2 CPUs */
+    unsigned seed = 12345u + (unsigned)me;
+    for (int r = 1; r <= rounds && partner < npes; ++r) {
+        seed = seed * 1103515245u + 12345u;
+        if (me % 2 == 0) {
+            /* Computing a little first lets the progress thread go to sleep in poll() (the wait's
+             * first progress call then kicks it) */
+            compute_for((double)((seed >> 16) % 200));
+            shmem_long_wait_until(&go, SHMEM_CMP_EQ, r);
+            shmem_long_p(&word, r, partner); /* held in the pack until the progress thread sends it */
+            const double deadline = now_s() + 20;
+            while (*(volatile long *)&answer != r) {
+                if (now_s() > deadline)
+                    FAIL("relay round %d of %d: no answer from PE %d after 20 s while this PE computed: its pack "
+                         "was never sent (the progress thread slept through the pack's hold)", r, rounds, partner);
+            }
+        } else {
+            /* Up to twice a spinning wait's 2 ms: the wait often sleeps, after it kicked its thread
+             * without a free CPU for it (this PE computes meanwhile) */
+            compute_for((double)((seed >> 16) % 4000));
+            shmem_long_p(&go, r, partner);
+            shmem_quiet();
+            shmem_long_wait_until(&word, SHMEM_CMP_EQ, r);
+            shmem_long_p(&answer, r, partner);
+            shmem_quiet();
+        }
+    }
+    shmem_barrier_all();
+    NOTE("relay: %d rounds OK", rounds);
+}
+
 /* Streams to every other PE: 64 of each operation, then one quiet; every PE checks what it got. */
 static void streams(int blocking) {
     memset(stream_words, 0, sizeof stream_words);
@@ -176,8 +229,8 @@ static void streams(int blocking) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 || (strcmp(argv[1], "nbi") && strcmp(argv[1], "blocking"))) {
-        fprintf(stderr, "usage: %s nbi|blocking HOLD_SECONDS\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[1], "nbi") && strcmp(argv[1], "blocking") && strcmp(argv[1], "relay"))) {
+        fprintf(stderr, "usage: %s nbi|blocking HOLD_SECONDS | relay ROUNDS\n", argv[0]);
         return 2;
     }
     const int blocking = !strcmp(argv[1], "blocking");
@@ -194,13 +247,15 @@ int main(int argc, char **argv) {
         }
 #endif
         int round = 1;
-        if (blocking) {
+        if (!strcmp(argv[1], "relay")) {
+            relay(atoi(argv[2]));
+        } else if (blocking) {
             for (int kind = 0; kind < 5; ++kind) round_blocking(round++, kind, hold);
         } else {
             for (int kind = 0; kind < 2; ++kind) round_nbi(round++, kind, hold);
         }
     }
-    streams(blocking);
+    if (strcmp(argv[1], "relay")) streams(blocking);
     shmem_finalize();
     MPI_Finalize();
     return 0;
