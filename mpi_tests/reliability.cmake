@@ -52,7 +52,8 @@ foreach(t mpi.setup_thread_multiple.default.np2 mpi.setup_thread_multiple.tcp.np
           mpi.ctx.default.np2 mpi.ctx.tcp.np2 mpi.ctx.nodirect.np2 mpi.ctx_wakeups.tcp.np2
           mpi.progress.default.np2 mpi.progress.tcp.np2
           mpi.rma_nbi.tcp.np2 mpi.amo.tcp.np2 mpi.get_pack_held.tcp.np2
-          mpi.pack_hold_nbi.tcp.np2 mpi.pack_hold_blocking.tcp.np2 mpi.amo_packblk.tcp.np2 mpi.rma_nbi_packblk.tcp.np2)
+          mpi.pack_hold_nbi.tcp.np2 mpi.pack_hold_blocking.tcp.np2 mpi.pack_hold_relay.tcp.np2
+          mpi.amo_packblk.tcp.np2 mpi.rma_nbi_packblk.tcp.np2)
   if(TEST ${t})
     set_property(TEST ${t} APPEND PROPERTY LABELS threads)
   endif()

@@ -251,7 +251,8 @@ int init(const char *routine, const void *comm, int requested) {
     rt.progress_thread = rt.agreed.progress_thread;
     rt.thread_level = requested < 0 ? 0 : (requested > thread_multiple ? thread_multiple : requested);
     bool mt = rt.thread_level == thread_multiple;
-    if (rt.progress_thread) transport::share_main_worker();
+    if (rt.progress_thread && !transport::share_main_worker(err))
+        fatal(routine, "cannot start the progress thread: %s", err.c_str());
     transport::allow_lazy_acks(rt.progress_thread);  // (ack_lazy: who sends them when the PE computes)
     // Per-PE arrays reserved, nothing written (util/lazy_array.hpp: a peer costs memory once
     // this PE talks to it).

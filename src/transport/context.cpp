@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace ushmem::transport {
 
 namespace {
@@ -93,6 +95,8 @@ void stop_context() {
     detail::shared.main_worker = nullptr;
     detail::shared.main_efd.store(-2);
     detail::shared.main_shared = false;
+    if (detail::shared.kick_fd >= 0) close(detail::shared.kick_fd);  // (the thread is joined)
+    detail::shared.kick_fd = -1;
     detail::shared.main_multi = false;
     if (g_context) ucp_cleanup(g_context);
     g_context = nullptr;

@@ -27,13 +27,16 @@ ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns);
 // calls: defined here, inline, so that neither file calls the other for it.
 inline thread_local ucp_worker_h t_own_wait = nullptr;
 
+// Ends the progress thread's sleep in poll() (serve()): its own eventfd (shared_state.hpp,
+// kick_fd: nobody else reads it, so the wake-up cannot be drained on its way).
+void wake_server();
 // The progress thread asleep in poll() on the worker's fd is woken to park (kicked). One load
 // when it is not asleep there. (Inline: the PE's progress_shared() calls it on every progress.)
 static inline void kick_server() {
     int polling = detail::srv_polling;
     if (__builtin_expect(detail::shared.serve_state.load(std::memory_order_relaxed) == detail::srv_polling, 0) &&
         detail::shared.serve_state.compare_exchange_strong(polling, detail::srv_kicked))
-        ucp_worker_signal(detail::shared.main_worker);
+        wake_server();
 }
 // Set by a PE that blocks in a wait (pe_blocking), cleared by its next progress call: the
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 
 namespace ushmem::transport {
 
@@ -24,6 +26,23 @@ void pe_blocking() {
     detail::shared.park_word.fetch_add(1, std::memory_order_seq_cst);
     syscall(SYS_futex, reinterpret_cast<int *>(&detail::shared.park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
+
+void wake_server() {
+    const int fd = detail::shared.kick_fd;
+    if (fd < 0) return;  // no progress thread
+    const std::uint64_t one = 1;
+    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
+
+namespace {
+// The kicks that ended serve()'s sleep (or came since): taken, so that the next sleep lasts.
+void drain_kicks() {
+    std::uint64_t n;
+    while (read(detail::shared.kick_fd, &n, sizeof n) < 0 && errno == EINTR) {
+    }
+}
+} // namespace
 
 void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)(),
            long (*held_work)(bool &sent)) {
@@ -149,13 +168,17 @@ void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*
             const long held_ns = held_work ? held_work(sent) : 0;
             bool timed_out = false;
             if (!sent && detail::shared.pe_progress.load(std::memory_order_seq_cst) == seen && !stop.load(std::memory_order_relaxed)) {
-                struct pollfd pfd{efd, POLLIN, 0};
+                // The worker's fd for the network, our own for kicks (kick_server, stop_serving):
+                // a kick must end this sleep even when the PE, in a wait, arms the worker (which
+                // drains UCX's own signal) before we run (shared_state.hpp, kick_fd).
+                struct pollfd pfd[2] = {{efd, POLLIN, 0}, {detail::shared.kick_fd, POLLIN, 0}};
                 if (held_ns > 0) {
                     const struct timespec ts{held_ns / 1000000000L, held_ns % 1000000000L};
-                    timed_out = ppoll(&pfd, 1, &ts, nullptr) == 0;
+                    timed_out = ppoll(pfd, 2, &ts, nullptr) == 0;
                 } else {
-                    poll(&pfd, 1, -1);
+                    poll(pfd, 2, -1);
                 }
+                if (pfd[1].revents & POLLIN) drain_kicks();
             }
             const bool kicked = detail::shared.serve_state.exchange(detail::srv_serving) == detail::srv_kicked;
             // The PE is back: park (unless it is blocked: its pe_blocking() moved the count too).
@@ -170,8 +193,8 @@ void pe_waiting(bool on) {
 }
 
 void stop_serving() {
-    // Thread-safe by UCX's contract: wakes the poll() of serve(); the futex wakes its hand-off wait.
-    if (detail::shared.main_worker) ucp_worker_signal(detail::shared.main_worker);
+    // Wakes the poll() of serve() (its own fd); the futex wakes its hand-off wait.
+    wake_server();
     detail::shared.park_word.fetch_add(1, std::memory_order_seq_cst);
     syscall(SYS_futex, reinterpret_cast<int *>(&detail::shared.park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }

@@ -23,7 +23,7 @@ namespace ushmem::transport {
 // that it issued operations itself (they moved the PE's issue count).
 void serve(const std::atomic<bool> &stop, long spin_ns, long handoff_ns, bool (*on_events)(),
            long (*held_work)(bool &sent));
-void stop_serving();  // wakes serve() (ucp_worker_signal) so that it sees `stop`
+void stop_serving();  // wakes serve() (its own eventfd, and its park's futex) so that it sees `stop`
 // Something held back for the progress thread to send was added while the thread may be asleep
 // on the worker's events (waiting for the next message): it is woken to park instead, and so
 // looks at it (held_work). A full fence and one load when the thread is not asleep there; called

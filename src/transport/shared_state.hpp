@@ -47,6 +47,18 @@ struct thread_shared {
     // A progress thread shares the main worker: every call into it takes main_lock (drive).
     // Written by share_main_worker() (init, before the thread starts) and stop_context().
     bool main_shared = false;
+    // The progress thread's own wake-up from its sleep in poll() (serve()): an eventfd that
+    // kick_server() and stop_serving() write and only the thread reads. Not ucp_worker_signal():
+    // that writes the worker's internal eventfd, which every ucp_worker_arm() drains, and the PE
+    // arms the same worker before its own sleeps (sleep.cpp, sleep_on_fd). A PE that kicked the
+    // thread (progress_shared) and then slept in a wait drained the kick before the thread ran;
+    // the kernel's poll() looked again, found nothing and slept on, with serve_state left at
+    // srv_kicked, so every later kick (rouse_server's, for a pack opened next) did nothing: the
+    // thread slept until a message or UCX's keepalive timer (20 s) came, and a pack held while
+    // the PE computed waited that long (mpi.pack_hold_blocking under TSan, pack_hold.c's relay).
+    // Written by share_main_worker() (init, before the thread starts) and stop_context() (after
+    // it is joined).
+    int kick_fd = -1;
     // Threads of the PE share the main worker (SHMEM_THREAD_MULTIPLE): one thread's progress may
     // serve what another sleeps for (signal_pollers). Written by create_worker() and stop_context().
     bool main_multi = false;
@@ -119,7 +131,7 @@ struct thread_shared {
     // Where the progress thread is (srv_*). The thread stores srv_polling (seq_cst) before its last
     // look at pe_progress, then exchanges srv_serving back after poll(); the PE moves it from
     // srv_polling to srv_kicked with a seq_cst compare-exchange (kick_server, after a relaxed
-    // look: one load when the thread is not asleep) and signals the worker, so the thread parks.
+    // look: one load when the thread is not asleep) and wakes it (kick_fd), so the thread parks.
     std::atomic<int> serve_state{srv_serving};
     // A PE blocks in a wait (pe_blocking: seq_cst store, before moving park_word); cleared by its
     // next progress call (progress_shared). The thread reads it (seq_cst while parking, relaxed

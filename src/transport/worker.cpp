@@ -8,7 +8,11 @@
 #include "transport/progress.hpp"
 
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <time.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace ushmem::transport {
 
@@ -26,7 +30,16 @@ ucp_worker_h new_worker(ucs_thread_mode_t mode, std::string &err) {
     return w;
 }
 
-void share_main_worker() { detail::shared.main_shared = true; }
+bool share_main_worker(std::string &err) {
+    // The progress thread's own wake-up (shared_state.hpp, kick_fd).
+    detail::shared.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (detail::shared.kick_fd < 0) {
+        err = std::string("eventfd for the progress thread: ") + std::strerror(errno);
+        return false;
+    }
+    detail::shared.main_shared = true;
+    return true;
+}
 
 std::vector<std::uint8_t> worker_address() {
     ucp_address_t *addr = nullptr;

@@ -36,7 +36,8 @@ std::vector<std::uint8_t> worker_address();
 // From now on a progress thread shares the main worker: calls into it take its lock. (The context
 // always has UCP_FEATURE_WAKEUP: it costs two file descriptors per worker and nothing on the data
 // path, since only armed interfaces make senders signal.)
-void share_main_worker();
+// False (err says why) when the progress thread's wake-up (shared_state.hpp, kick_fd) cannot be made.
+bool share_main_worker(std::string &err);
 
 // Holds the main worker's lock for its scope when `w` is the main worker and it is shared.
 class drive {
