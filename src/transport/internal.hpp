@@ -8,6 +8,10 @@
 
 #include <ucp/api/ucp.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <string>
 
 namespace ushmem::transport {
@@ -28,8 +32,15 @@ ucs_status_t drive_request(void *request, ucp_worker_h w, long deadline_ns);
 inline thread_local ucp_worker_h t_own_wait = nullptr;
 
 // Ends the progress thread's sleep in poll() (serve()): its own eventfd (shared_state.hpp,
-// kick_fd: nobody else reads it, so the wake-up cannot be drained on its way).
-void wake_server();
+// kick_fd: nobody else reads it, so the wake-up cannot be drained on its way). Inline: the PE's
+// progress (progress.cpp) and the thread's own file both use it, and neither calls the other.
+inline void wake_server() {
+    const int fd = detail::shared.kick_fd;
+    if (fd < 0) return;  // no progress thread
+    const std::uint64_t one = 1;
+    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
 // The progress thread asleep in poll() on the worker's fd is woken to park (kicked). One load
 // when it is not asleep there. (Inline: the PE's progress_shared() calls it on every progress.)
 static inline void kick_server() {

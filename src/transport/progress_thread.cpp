@@ -27,14 +27,6 @@ void pe_blocking() {
     syscall(SYS_futex, reinterpret_cast<int *>(&detail::shared.park_word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-void wake_server() {
-    const int fd = detail::shared.kick_fd;
-    if (fd < 0) return;  // no progress thread
-    const std::uint64_t one = 1;
-    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {
-    }
-}
-
 namespace {
 // The kicks that ended serve()'s sleep (or came since): taken, so that the next sleep lasts.
 void drain_kicks() {
