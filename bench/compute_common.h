@@ -12,7 +12,9 @@
  *   initiator (0)  waits D/10 after the barrier (the target is then inside its loop), then times
  *                  operations one by one until D/2 has passed since the barrier (at least one
  *                  operation), then barrier
- *   others         barrier
+ *   others         barrier; with --others compute, in a computing period they run the same busy loop
+ *                  as the target first (a node where every PE computes: with many PEs per node the
+ *                  target's progress then competes with all of them for the CPUs)
  * A period's value is the median of its operation times; the reported value is the median over
  * `reps` periods of each condition (an idle and a computing period alternate), `worst` the longest
  * single operation, `ops` the operations timed per period (median). Without progress only one
@@ -55,6 +57,7 @@ struct cx_opts {
     double compute_ms;
     int hang_s;
     int stall_target; /* --stall-target: the target never ends a computing period (tests the watchdog) */
+    int others_compute; /* --others compute: processes 1..n-2 compute in a computing period too */
     const char *mode;
 };
 
@@ -86,6 +89,8 @@ static inline void cx_usage(const char *prog)
            "      --compute-ms D   the target's busy loop (default 200)\n"
            "      --hang-s S       watchdog: a period not done after D + S seconds prints HANG and exits 4\n"
            "                       (default 10)\n"
+           "      --others idle|compute  what processes 1..n-2 do in a computing period: wait in the\n"
+           "                       barrier (idle, the default) or run the target's busy loop too\n"
            "      --stall-target   the target never ends its computing period: checks the watchdog and\n"
            "                       bench/run-all's handling of a library that hangs\n"
            "Output: 'RESULT test=.. size=8 src=target dst=idle|computing value=.. unit=us best=.. worst=.. "
@@ -109,6 +114,14 @@ static inline int cx_parse(int argc, char **argv, struct cx_opts *o)
         else if ((!strcmp(a, "-r") || !strcmp(a, "--reps")) && i + 1 < argc) o->reps = atoi(argv[++i]);
         else if (!strcmp(a, "--compute-ms") && i + 1 < argc) o->compute_ms = atof(argv[++i]);
         else if (!strcmp(a, "--hang-s") && i + 1 < argc) o->hang_s = atoi(argv[++i]);
+        else if (!strcmp(a, "--others") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "idle") && strcmp(v, "compute")) {
+                fprintf(stderr, "%s: --others takes idle or compute\n", argv[0]);
+                return -1;
+            }
+            o->others_compute = !strcmp(v, "compute");
+        }
         else if (!strcmp(a, "--conds") && i + 1 < argc) {
             const char *v = argv[++i];
             o->conds = strstr(v, "idle") ? 1u << CX_IDLE : 0;
@@ -201,6 +214,8 @@ static inline int cx_main(const struct cx_opts *o)
                 if (me == target && c == CX_COMPUTING) {
                     cx_compute(o->compute_ms);
                     while (o->stall_target) sleep(1);
+                } else if (o->others_compute && me != 0 && c == CX_COMPUTING) {
+                    cx_compute(o->compute_ms);
                 }
                 if (me == 0) {
                     const double t0 = now_ns();
@@ -231,9 +246,10 @@ static inline int cx_main(const struct cx_opts *o)
                 if (!(o->conds & (1u << c))) continue;
                 const double value = cx_median(med[c], o->reps), best = med[c][0];
                 printf("RESULT test=%s size=8 src=target dst=%s value=%.4f unit=us best=%.4f worst=%.4f ops=%.0f "
-                       "reps=%d compute_ms=%.0f\n",
+                       "reps=%d compute_ms=%.0f others=%s np=%d\n",
                        cx_test_names[t], cx_cond_names[c], value / 1e3, best / 1e3, worst[c] / 1e3,
-                       cx_median(ops[c], o->reps), o->reps, o->compute_ms);
+                       cx_median(ops[c], o->reps), o->reps, o->compute_ms, o->others_compute ? "compute" : "idle",
+                       cx_nprocs());
                 /* The longest single operation on a line of its own, for the report's "worst" column. */
                 printf("RESULT test=%s_worst size=8 src=target dst=%s value=%.4f unit=us\n", cx_test_names[t],
                        cx_cond_names[c], worst[c] / 1e3);

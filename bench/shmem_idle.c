@@ -1,5 +1,7 @@
 /* CPU that a PE's threads use while the job idles: shmem_init, shmem_barrier_all, then the program
- * sleeps S seconds (nanosleep; no library call), shmem_barrier_all, shmem_finalize. Every PE reads
+ * sleeps S seconds (nanosleep; no library call), shmem_barrier_all, shmem_finalize. With
+ * --wait barrier, only PE 0 sleeps: every other PE waits those S seconds inside shmem_barrier_all
+ * (what a PE costs the node while it waits for a slow one). Every PE reads
  * the CPU time of each of its threads (/proc/self/task/TID/schedstat, nanoseconds; utime+stime of
  * .../stat where schedstat is absent) and its voluntary context switches (wake-ups) just before and
  * just after the sleep, and prints the differences:
@@ -8,6 +10,10 @@
  *   RESULT test=idle_threads size=0 src=peP dst=non_main value=N unit=threads
  *   RESULT test=idle_cpu_ms size=0 src=peP dst=newest|others|main value=.. unit=ms seconds=S
  *   RESULT test=idle_wakeups_per_s size=0 src=peP dst=newest|others value=.. unit=/s
+ *   RESULT test=idle_cpu_pct size=0 src=peP dst=all value=.. unit=%   (all threads, % of one CPU)
+ *   RESULT test=idle_rss_kb size=0 src=peP dst=rss|anon|shmem|hugetlb value=.. unit=kB
+ * (the last from /proc/self/status at the end of the wait: VmRSS, RssAnon, RssShmem, HugetlbPages;
+ * huge pages are not in VmRSS). With --wait barrier, PE 0's lines describe its sleep.
  *
  * "newest" is the non-main thread created last: ushmem starts its progress thread at the very end
  * of shmem_init (src/core/runtime.cpp), after MPI's and UCX's own threads, so with ushmem it is the
@@ -27,6 +33,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "smaps.h"
 
 #define MAX_TASKS 256
 
@@ -100,12 +108,15 @@ static int list_tasks(struct task *ts)
 int main(int argc, char **argv)
 {
     double seconds = 10;
+    int in_barrier = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--smoke")) seconds = 1;
+        else if (!strcmp(argv[i], "--wait") && i + 1 < argc && (!strcmp(argv[i + 1], "sleep") || !strcmp(argv[i + 1], "barrier")))
+            in_barrier = !strcmp(argv[++i], "barrier");
         else if (!strcmp(argv[i], "--quick") || !strcmp(argv[i], "--no-table")) continue;
         else {
-            printf("usage: %s [--seconds S (default 10)] [--smoke (1 s)]\n", argv[0]);
+            printf("usage: %s [--seconds S (default 10)] [--smoke (1 s)] [--wait sleep|barrier]\n", argv[0]);
             return strcmp(argv[i], "-h") && strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
@@ -115,10 +126,17 @@ int main(int argc, char **argv)
     static struct task before[MAX_TASKS], after[MAX_TASKS];
     shmem_barrier_all();
     const int nb = list_tasks(before);
-    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!in_barrier || me == 0) {
+        struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+        while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+        }
     }
+    if (in_barrier) shmem_barrier_all();
     const int na = list_tasks(after);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     /* The newest non-main thread: the latest start time, the larger thread id among equals. */
     long newest = -1;
     unsigned long long newest_start = 0;
@@ -156,6 +174,11 @@ int main(int argc, char **argv)
            (double)wake[1] / seconds);
     printf("RESULT test=idle_wakeups_per_s size=0 src=pe%d dst=others value=%.1f unit=/s\n", me,
            (double)wake[2] / seconds);
+    printf("RESULT test=idle_cpu_pct size=0 src=pe%d dst=all value=%.3f unit=%% seconds=%.3f wait=%s\n", me,
+           (cpu[0] + cpu[1] + cpu[2]) / 1e7 / elapsed, elapsed, in_barrier ? (me ? "barrier" : "sleep+barrier") : "sleep");
+    static const char *const rss_keys[4][2] = {{"VmRSS", "rss"}, {"RssAnon", "anon"}, {"RssShmem", "shmem"}, {"HugetlbPages", "hugetlb"}};
+    for (int k = 0; k < 4; ++k)
+        printf("RESULT test=idle_rss_kb size=0 src=pe%d dst=%s value=%ld unit=kB\n", me, rss_keys[k][1], status_kb(rss_keys[k][0]));
     fflush(stdout);
     shmem_barrier_all();
     shmem_finalize();
