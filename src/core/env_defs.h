@@ -78,6 +78,8 @@ USHMEM_ENV(as_world_team, "USHMEM_ACTIVE_SET_WORLD_TEAM", boolean, "1", "", "",
            "Active-set collectives over every PE (PE_start 0, logPE_stride 0, PE_size the number of PEs: shmem_barrier, shmem_broadcast32, shmem_*_to_all, ...) run as SHMEM_TEAM_WORLD's collectives, with its scratch and algorithms, leaving pSync and pWrk untouched (0: through pSync and pWrk, as every other active set: a reduction then goes in chunks of the minimal pWrk, an exchange each).")
 USHMEM_ENV(coll_flat_max, "USHMEM_COLL_FLAT_MAX", integer, "16", "1", "",
            "Largest team (at least 1) for which collectives use flat (every PE to every PE) patterns; larger teams use trees, rings and recursive doubling.")
+USHMEM_ENV(coll_flat_max_oversub, "USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED", integer, "64", "1", "",
+           "USHMEM_COLL_FLAT_MAX where some node has more PEs than CPUs (when larger): there every wait costs a context switch, so patterns of fewer steps win up to larger teams (one node, 64 PEs on 2 CPUs: barrier 93 against 270 us, 8 B reduce 346 against 1378 us). Above 64 the counters per sender run out, so 64 is the most that changes anything.")
 USHMEM_ENV(barrier_algo, "USHMEM_BARRIER_ALGO", string, "auto", "", "",
            "auto|flat|central|dissemination. Barriers and team syncs (also inside other collectives): every PE signals every other one; gather to rank 0 and release (auto on a node with more PEs than CPUs); or dissemination (auto above USHMEM_COLL_FLAT_MAX PEs).")
 USHMEM_ENV(bcast_algo, "USHMEM_BCAST_ALGO", string, "auto", "", "",

@@ -410,7 +410,7 @@ bool seg_direct(frame &f, seg_id s) {
 
 // Small teams talk to every member anyway: find out once whether they are all direct.
 void set_quiet_waits(frame &f) {
-    if (f.t && (f.t->direct[seg_heap] >= 0 || f.n <= rt.cfg.coll_flat_max))
+    if (f.t && (f.t->direct[seg_heap] >= 0 || f.n <= coll_flat_max()))
         f.quiet_waits = seg_direct(f, seg_heap);
 }
 

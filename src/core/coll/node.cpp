@@ -51,7 +51,7 @@ bool node_aware(frame &f) {
     if (!t || !f.has_from()) return false;
     if (t->nodes < 0) learn_nodes(*t);
     // Worth it when some node holds two members or more; the leaders' all-to-all is flat.
-    return t->nodes > 1 && t->nodes < t->n && t->nodes <= rt.cfg.coll_flat_max;
+    return t->nodes > 1 && t->nodes < t->n && t->nodes <= coll_flat_max();
 }
 
 void sync_node(frame &f) {
