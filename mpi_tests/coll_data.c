@@ -9,7 +9,7 @@
 #define MAXBYTES ((size_t)2 << 20) /* per PE and block: the largest message */
 
 static int me, npes, quick;
-static char *src, *dst;  /* symmetric, MAXBYTES * npes + GUARD each */
+static char *src, *dst;  /* symmetric, MAXBYTES (quick: 256 KiB) * npes + GUARD each */
 static uint32_t tag = 1; /* changes every call, so stale data is caught; the same sequence on
                           * every member of a shape (set at its start) */
 
@@ -271,8 +271,11 @@ int main(int argc, char **argv) {
     npes = shmem_n_pes();
     quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     for (int i = 0; i < SHMEM_SYNC_SIZE; ++i) psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
-    src = shmem_malloc(MAXBYTES * (size_t)npes + GUARD);
-    dst = shmem_malloc(MAXBYTES * (size_t)npes + GUARD);
+    /* quick: no message above 64 KiB, and alltoalls' 80 KB blocks at source stride 3 (240 KB):
+     * 256 KiB per PE, so that a 64-PE job needs 16 MiB per buffer, not 128 */
+    const size_t per = quick ? (size_t)256 << 10 : MAXBYTES;
+    src = shmem_malloc(per * (size_t)npes + GUARD);
+    dst = shmem_malloc(per * (size_t)npes + GUARD);
     CHECK(src && dst, "symmetric buffers");
     shmem_barrier_all();
     make_shapes();

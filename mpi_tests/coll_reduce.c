@@ -1,7 +1,9 @@
 /* Reductions (and/or/xor/max/min/sum/prod) for every type of the team-based table, the scans
  * (sum_inscan/sum_exscan), in place and out of place, over every team shape, and the deprecated
  * active-set *_to_all forms with pWrk/pSync. Expected values are computed locally from the
- * members' world PE numbers, element by element (small integers: exact in every type).
+ * members' world PE numbers, element by element (small integers: exact in every type, whatever
+ * order the algorithm combines them in; products take factors of magnitude 1 from PE 16 on, so
+ * that a complex float's product of 64 factors stays exact too).
  * Argument "quick": small counts only (used by the algorithm-override runs). */
 #include "coll_common.h"
 
@@ -22,6 +24,10 @@ static const size_t counts[] = {1, 3, 64, 1000, 4097, 70001, 300000};
 
 static long long gen_arith_re(int pe, size_t i) { return (long long)((pe + (int)(i % 3)) % 2) + 1; }
 static long long gen_arith_im(int pe, size_t i) { return (long long)((pe + (int)i) % 2); }
+/* Products: PEs 0-15 as for sums (|product| <= sqrt(5)^16, exact in a float's 24 bits in any
+ * order); the others +1 or -1, so that a lost or doubled contribution still changes the sign. */
+static long long gen_prod_re(int pe, size_t i) { return pe < 16 ? gen_arith_re(pe, i) : ((pe + (int)i) % 2 ? -1 : 1); }
+static long long gen_prod_im(int pe, size_t i) { return pe < 16 ? gen_arith_im(pe, i) : 0; }
 static long long gen_minmax(int pe, size_t i, int sgn) {
     long long v = (long long)((pe * 37 + (long long)(i % 1000) * 11) % 101);
     return sgn ? v - 50 : v;
@@ -39,6 +45,7 @@ static unsigned long long gen_bits(int pe, size_t i) {
 #define C_XOR(a, b) ((a) ^ (b))
 
 #define GEN_ARITH(T, pe, i) VAL(T, gen_arith_re(pe, i), gen_arith_im(pe, i))
+#define GEN_PROD(T, pe, i) VAL(T, gen_prod_re(pe, i), gen_prod_im(pe, i))
 #define GEN_MINMAX(T, pe, i) ((T)gen_minmax(pe, i, IS_SIGNED(T)))
 #define GEN_BITS(T, pe, i) ((T)gen_bits(pe, i))
 
@@ -77,7 +84,7 @@ static unsigned long long gen_bits(int pe, size_t i) {
 #define DEF_RUN_MAX(T, N, _) DEF_RUN(T, N, _max_reduce, GEN_MINMAX, C_MAX)
 #define DEF_RUN_MIN(T, N, _) DEF_RUN(T, N, _min_reduce, GEN_MINMAX, C_MIN)
 #define DEF_RUN_SUM(T, N, _) DEF_RUN(T, N, _sum_reduce, GEN_ARITH, C_SUM)
-#define DEF_RUN_PROD(T, N, _) DEF_RUN(T, N, _prod_reduce, GEN_ARITH, C_PROD)
+#define DEF_RUN_PROD(T, N, _) DEF_RUN(T, N, _prod_reduce, GEN_PROD, C_PROD)
 #define DEF_RUN_IN(T, N, _) DEF_RUN(T, N, _sum_inscan, GEN_ARITH, C_SUM)
 #define DEF_RUN_EX(T, N, _) DEF_RUN(T, N, _sum_exscan, GEN_ARITH, C_SUM)
 
@@ -196,7 +203,7 @@ static long psync[SHMEM_REDUCE_SYNC_SIZE], psync_b[SHMEM_BARRIER_SYNC_SIZE];
 #define T_MAX(T, N, _) DEF_TOALL(T, N, _max_to_all, GEN_MINMAX, C_MAX)
 #define T_MIN(T, N, _) DEF_TOALL(T, N, _min_to_all, GEN_MINMAX, C_MIN)
 #define T_SUM(T, N, _) DEF_TOALL(T, N, _sum_to_all, GEN_ARITH, C_SUM)
-#define T_PROD(T, N, _) DEF_TOALL(T, N, _prod_to_all, GEN_ARITH, C_PROD)
+#define T_PROD(T, N, _) DEF_TOALL(T, N, _prod_to_all, GEN_PROD, C_PROD)
 USHMEM_TO_ALL_BITWISE_TYPES(T_AND, _)
 USHMEM_TO_ALL_BITWISE_TYPES(T_OR, _)
 USHMEM_TO_ALL_BITWISE_TYPES(T_XOR, _)

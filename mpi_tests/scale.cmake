@@ -41,6 +41,22 @@ endif()
 ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 16 32 CONFIGS default tcp ENV ${_nt_env}
                 TIMEOUT 300 LABELS "heap;scale")
 ushmem_mpi_test(scale_coll_sync PROGRAM coll_sync NP 8 16 32 CONFIGS default tcp TIMEOUT 300 LABELS scale)
+# 64 PEs on one node (32 per CPU here), the most the issue asks for, and the data collectives and
+# reductions at 32 and 64 (small sizes: "quick"; every element verified, every team shape), on both
+# paths. The initial heap is small (8M) so that most of 64 PEs' heaps and UCX's own segments fit
+# the 400 huge pages CI reserves; the PEs that get small pages work the same (their one-line
+# notice is turned off). On 2 CPUs these jobs are oversubscribed 32 to 1, so they run the rows that
+# only such nodes choose (USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED: eager broadcasts, central syncs and
+# reductions at 32 and 64 PEs).
+set(_s64_env SHMEM_SYMMETRIC_SIZE=8M USHMEM_HUGEPAGE_NOTICE=0)
+ushmem_mpi_test(scale_coll_sync PROGRAM coll_sync NP 64 CONFIGS default tcp ENV ${_s64_env} TIMEOUT 300
+                LABELS scale)
+ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 64 CONFIGS default ENV ${_nt_env}
+                USHMEM_HUGEPAGE_NOTICE=0 TIMEOUT 300 LABELS "heap;scale")
+foreach(prog coll_data coll_reduce)
+  ushmem_mpi_test(scale_${prog}_quick PROGRAM ${prog} ARGS quick NP 32 64 CONFIGS default tcp
+                  ENV ${_s64_env} TIMEOUT 300 LABELS scale)
+endforeach()
 if(USHMEM_TWOHOST_TESTS)
   set(USHMEM_MPI_CONFIG_ENV_fourhost "")
   set(USHMEM_MPI_CONFIG_WRAPPER_fourhost ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 4 --timeout @TIMEOUT@ --)
@@ -51,6 +67,16 @@ if(USHMEM_TWOHOST_TESTS)
                   LABELS "twohost;scale")
   ushmem_mpi_test(scale_heap_grow PROGRAM heap_grow ARGS grow NP 8 CONFIGS fourhost ENV ${_nt_env}
                   TIMEOUT 300 LABELS "twohost;scale;heap")
+  # Four hosts of 8 PEs each (32 PEs): nodes as full as the one-node tests', so that the node
+  # tables, the node teams and the hierarchical collectives have 8 members per node.
+  set(USHMEM_MPI_CONFIG_ENV_fourhost8 "")
+  set(USHMEM_MPI_CONFIG_WRAPPER_fourhost8 ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 4 --slots 8 --timeout @TIMEOUT@ --)
+  ushmem_mpi_test(scale_coll_sync PROGRAM coll_sync NP 32 CONFIGS fourhost8 ENV ${_s64_env} TIMEOUT 300
+                  LABELS "twohost;scale")
+  foreach(prog coll_data coll_reduce)
+    ushmem_mpi_test(scale_${prog}_quick PROGRAM ${prog} ARGS quick NP 32 CONFIGS fourhost8 ENV ${_s64_env}
+                    TIMEOUT 300 LABELS "twohost;scale")
+  endforeach()
 endif()
 
 # Heap addresses that differ between PEs, so that every peer's heap base comes from its init-table
