@@ -189,6 +189,7 @@ install(DIRECTORY "${_ushmem_include_src}/ushmem"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   COMPONENT Development
   PATTERN "CMakeLists.txt" EXCLUDE
+  PATTERN "README.md" EXCLUDE
   PATTERN "*.in" EXCLUDE
   PATTERN ".*" EXCLUDE)
 # ushmem::ushmem of an installation carries both directories (the first from src/).
