@@ -128,6 +128,13 @@ void on_fork_child() {
     new (&g_progress) std::thread();
 }
 
+// Set by an exit whose finalize could not park every waiting thread of the PE (stop_other_waiters:
+// one blocked on what the exiting thread holds): such a thread may still be inside UCX or read the
+// heap, so that finalize meets the other PEs and closes its endpoints, but leaves the worker, the
+// UCX context and the segments to the process's end, which follows at once. Nothing stays behind:
+// the segments are marked for removal when they are made (a killed PE leaves nothing either).
+bool g_leave_to_exit = false;
+
 // Registered with on_exit at the first shmem_init: returning from main or exit(status) without
 // shmem_finalize ends up here.
 void exit_handler(int status, void *) {
@@ -146,7 +153,11 @@ void exit_handler(int status, void *) {
         }
         // Status 0: finalize with the others, so that peers waiting in the final barrier are
         // released and nothing is left mapped.
-        stop_other_waiters();
+        if (!stop_other_waiters()) {
+            g_leave_to_exit = true;
+            notice("exit (PE %d of %d): a thread of this PE still in a library wait after 10 s; the "
+                   "worker and the segments are left to the process's end", rt.me, rt.npes);
+        }
         rt.init_count = 1;
         finalize("exit (shmem_finalize was not called)");
     }
@@ -471,6 +482,7 @@ void finalize(const char *routine) {
     // the worker go.
     if (bootstrap::usable())
         bootstrap::barrier_with_progress([](void *) { transport::progress(); }, nullptr);
+    if (g_leave_to_exit) return;  // (exit_handler: a thread that did not park may still use them)
     unmap_static();
     unmap_heap();
     transport::stop_context();

@@ -23,53 +23,40 @@
 
 namespace ushmem::core {
 
-namespace {
-// ---- exits during a wait (docs/user-guide.md, "Exit paths and fork") --------------------------
+// ---- exits during a wait (wait.hpp; docs/user-guide.md, "Exit paths and fork") ----------------
 // A thread may call exit() while another thread of the PE sits in a library wait, or a signal
 // handler may call it on the waiting thread itself: the implicit finalize then runs while that wait
 // is still on a stack. Waits elsewhere park for good once the exit has begun (the process is
 // ending), so that the exit's finalize alone drives the worker and nothing reads the heap after it
-// is unmapped. The waits of wait_loop are counted (wait_spec::parks_at_exit), so that the exit knows
-// when all of them parked.
-std::atomic<bool> g_exiting{false};
-std::atomic<int> g_waiters{0};  // threads inside wait_loop (parks_at_exit)
-std::atomic<int> g_parked{0};   // of those, parked for the exit
-thread_local bool t_waiting = false;
-thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
-
-struct waiter_scope {
-    bool on;
-    bool outer = t_waiting;  // a signal handler's exit may wait inside an interrupted wait
-    explicit waiter_scope(bool counted) : on(counted) {
-        if (!on) return;
-        t_waiting = true;
-        g_waiters.fetch_add(1);  // seq_cst, before the first look at g_exiting (stop_other_waiters)
-    }
-    ~waiter_scope() {
-        if (!on) return;
-        g_waiters.fetch_sub(1);
-        t_waiting = outer;
-    }
-};
-
-[[noreturn]] void park_for_exit() {
-    g_parked.fetch_add(1);
+// is unmapped. Every wait counts its thread from its first poll (waiter_scope: the first polls of
+// wait_described, wait_for and await_requests, then wait_loop), so that the exit knows when all
+// of them parked: a wait that the exit did not know of went on calling UCX in its first polls
+// while the exit's finalize destroyed the worker (SIGSEGV in ucp_worker_progress: 4 PEs over tcp
+// on 2 busy cores, the first polls' yields lasting longer than the exiting thread's grace).
+[[noreturn]] void exit_watch::park() {
+    parked.fetch_add(1);
     for (;;) pause();  // until exit_group ends the process; a signal handler returns here
 }
 
 // Called by the exiting thread before the implicit finalize: let every other waiting thread park.
-// Bounded: a thread inside the library elsewhere than in a wait is not waited for (docs).
-} // namespace
-
 // (Not through wait_loop: this may run in a signal handler's exit inside a progress call, and the
-// loop progresses UCX. A bounded yield among this PE's own threads.)
-void stop_other_waiters() {
+// loop progresses UCX. A yield among this PE's own threads.) A counted wait parks at its next poll
+// (at most one progress call, a yield or a sleep of the policy away: 100 ms at most), however
+// loaded the node: the bound only ends a wait for a thread that cannot get there (blocked on what
+// the exiting thread holds, when a signal handler exits from inside a library call). Threads
+// inside the library elsewhere than in a wait are not waited for (docs).
+bool stop_other_waiters() {
+    using namespace exit_watch;
     t_exiting = true;
-    g_exiting.store(true);
-    if (rt.seg[seg_heap].base) wake_self();  // sleeping waits see g_exiting now, not at their timeout
+    exiting.store(true);
+    if (rt.seg[seg_heap].base) wake_self();  // sleeping waits see `exiting` now, not at their timeout
     const int self = t_waiting ? 1 : 0;  // a signal handler on a waiting thread: its wait is over
-    const double give_up = now_seconds() + 2;
-    while (g_parked.load() < g_waiters.load() - self && now_seconds() < give_up) sched_yield();
+    const double give_up = now_seconds() + 10;
+    while (parked.load() < waiters.load() - self) {
+        if (now_seconds() > give_up) return false;
+        sched_yield();
+    }
+    return true;
 }
 
 namespace {
@@ -102,13 +89,14 @@ bool wait_loop(const wait_spec &s, bool (*cond)(void *), void *arg) {
     const bool timed = timeout > 0 || s.deadline > 0 || s.bound > 0 || s.notice_after > 0;
     double notice_at = s.notice_after;
     const double stats_start = USHMEM_UNLIKELY(stats::enabled) && s.stats_time ? now_seconds() : 0;
-    waiter_scope counted(s.parks_at_exit);  // for an exit() from another thread or a signal handler
+    // For an exit() from another thread or a signal handler (its caller's first polls may have
+    // opened one already: counted once).
+    waiter_scope counted(s.parks_at_exit);
     wait_state w(s.kind, s.progress_mask, s.awaited_ahead, s.remote);
     for (unsigned long i = 0;; ++i) {
-        // Before the condition: after the exit's finalize the heap it reads may be gone.
-        if (USHMEM_UNLIKELY(g_exiting.load()) && s.parks_at_exit && !t_exiting) {
+        if (USHMEM_UNLIKELY(exit_watch::exiting.load()) && s.parks_at_exit && !exit_watch::t_exiting) {
             w.release_signals();
-            park_for_exit();
+            exit_watch::park();
         }
         if (cond(arg)) {
             if (USHMEM_UNLIKELY(stats_start != 0)) stats::add_time(stats::t_wait, now_seconds() - stats_start);
@@ -170,6 +158,7 @@ std::atomic<send_packs_hook> g_send_packs_before_wait{nullptr};
 
 transport::status await_requests(const char *routine, context &c, pending_request *reqs, std::size_t n,
                             const char *op) {
+    const waiter_scope counted(true);  // for an exit() from another thread (wait.hpp), before any UCX call
     // A blocking get (or a flush) that completes within the spin below never reaches wait_slow: a
     // loop of them, polling for an answer to packed puts, must send them here.
     if (const send_packs_hook send = g_send_packs_before_wait.load(std::memory_order_relaxed))
@@ -192,7 +181,9 @@ transport::status await_requests(const char *routine, context &c, pending_reques
     for (std::size_t i = 0; i < n && remote; ++i) remote = on_other_node(reqs[i].pe);
     bool done = false;
     const bool yields = !wait_spins_first(false);
-    for (unsigned i = 0; i < 256 && !(done = all_done(w)); ++i) {
+    for (unsigned i = 0; i < 256; ++i) {
+        park_if_exiting();  // (before the requests' status: the exit's finalize frees them)
+        if ((done = all_done(w))) break;
         transport::progress_both(wk);
         if (yields && no_spin_yield_due(i, remote) && !(done = all_done(w))) sched_yield();
     }

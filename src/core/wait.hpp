@@ -78,17 +78,72 @@ void wait_slow(const char *routine, const char *what, bool (*cond)(void *), void
                describe_fn describe = nullptr, const void *describe_arg = nullptr, bool user_data = false,
                bool remote = false);
 
+// ---- exits during a wait (wait.cpp; docs/user-guide.md, "Exit paths and fork") --------------
+// A thread may call exit() while another thread of the PE waits in the library: the exit's
+// finalize must not progress, close or destroy the worker, nor unmap the heap, while that wait
+// still calls UCX or reads the heap. A wait counts its thread (waiter_scope) from its first poll,
+// not only from its slow part (wait_loop): the first polls call UCX too, and on a loaded node
+// (more threads than CPUs, each poll a yield) they last for seconds. Each poll looks at `exiting`
+// (one load) and parks for good once the exit has begun; the exit waits until every counted wait
+// parked (stop_other_waiters).
+namespace exit_watch {
+inline std::atomic<bool> exiting{false};  // an exit's finalize has begun
+inline std::atomic<int> waiters{0};       // threads inside a counted wait (its outermost scope)
+inline std::atomic<int> parked{0};        // of those, parked for the exit
+inline thread_local bool t_waiting = false;  // this thread is counted among `waiters`
+inline thread_local bool t_exiting = false;  // this thread runs the exit's finalize: it never parks
+[[noreturn]] void park();                    // counts the thread as parked and stays there (wait.cpp)
+} // namespace exit_watch
+
+// Counts the calling thread among the waits an exit parks, for its scope. Only the outermost scope
+// of a thread counts (wait_described -> wait_for -> wait_slow -> wait_loop nest; a wait in a
+// signal handler's exit from an interrupted wait is the exit's own: stop_other_waiters' `self`).
+// (Its callers have made their first look at the condition inline: a wait satisfied at once
+// never counts itself.)
+class waiter_scope {
+public:
+    explicit waiter_scope(bool counted) : on_(counted && !exit_watch::t_waiting) {
+        if (!on_) return;
+        exit_watch::t_waiting = true;
+        exit_watch::waiters.fetch_add(1);  // seq_cst, before the next look at `exiting` (Dekker's)
+    }
+    ~waiter_scope() {
+        if (!on_) return;
+        exit_watch::waiters.fetch_sub(1);
+        exit_watch::t_waiting = false;
+    }
+    waiter_scope(const waiter_scope &) = delete;
+    waiter_scope &operator=(const waiter_scope &) = delete;
+
+private:
+    bool on_;
+};
+
+// At each poll of a counted wait, before its condition and outside any UCX call: parks for good
+// once an exit has begun on another thread. Until the exit has seen it parked, the exit's finalize
+// leaves the worker and the heap alone. One relaxed load.
+inline void park_if_exiting() {
+    if (USHMEM_UNLIKELY(exit_watch::exiting.load(std::memory_order_relaxed)) && exit_watch::t_waiting &&
+        !exit_watch::t_exiting)
+        exit_watch::park();
+}
+
 // Called by the exiting thread before the implicit finalize (runtime.cpp, exit_handler): every
-// other thread waiting in wait_loop parks for good (bounded: 2 s).
-void stop_other_waiters();
+// other thread counted in a wait parks for good. Returns false when some did not park within
+// 10 s (a thread blocked on something the exiting thread holds: an exit from a signal handler
+// that interrupted a library call); the finalize then leaves the worker and the segments to the
+// process's end (runtime.cpp), since such a thread may still be inside UCX.
+bool stop_other_waiters();
 
 // Wait until cond() holds: this thread's put packs sent, 64 inline polls progressing UCX, then
 // the loop (wait_slow).
 template <class Cond>
 inline void wait_for(const char *routine, const char *what, Cond cond, bool user_data = false, bool remote = false,
                      describe_fn describe = nullptr, const void *describe_arg = nullptr) {
+    const waiter_scope counted(true);  // for an exit() from another thread (above), before any UCX call
     settle_thread_packs(routine);
     for (int i = 0; i < 64; ++i) {
+        park_if_exiting();
         if (cond()) return;
         transport::progress();
     }
@@ -105,6 +160,7 @@ inline void wait_for(const char *routine, const char *what, Cond cond, bool user
 // `user_data`, `remote`: see wait_slow.
 template <class Cond, class Describe>
 inline void wait_described(const char *routine, Cond cond, Describe describe, bool user_data, bool remote = false) {
+    const waiter_scope counted(true);  // for an exit() from another thread (above), before any UCX call
     settle_thread_packs(routine);
     // Where the policy does not spin (g_wait.no_spin: the worker polls sockets, every lane
     // emulated or peers on other nodes, more PEs than CPUs) the data or the reply comes from a PE
@@ -115,6 +171,7 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
     // (partners on different cores: 6.2 and 11.8-12.2 spinning, 11.4-12.0 and 12.4-12.6 yielding).
     if (USHMEM_UNLIKELY(!wait_spins_first(false))) {
         for (unsigned i = 0; i < 256; ++i) {
+            park_if_exiting();
             if (cond()) return;
             if (user_data) {
                 if (transport::progress_answering(cond)) return;
@@ -126,6 +183,7 @@ inline void wait_described(const char *routine, Cond cond, Describe describe, bo
         }
     } else {
         for (int i = 0; i < 1024; ++i) {
+            park_if_exiting();
             if (cond()) return;
             // The condition is cheap; progress is not. A message that satisfies a wait on user
             // data is acknowledged after this PE's answer (transport::progress_answering).
