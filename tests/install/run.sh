@@ -143,13 +143,17 @@ fi
 shmem_inc=$prefix/include/ushmem/openshmem
 missing=0
 while IFS= read -r f; do
-    case $(basename "$f") in CMakeLists.txt | *.in | .*) continue ;; esac
+    case $(basename "$f") in CMakeLists.txt | *.in | .* | README.md) continue ;; esac  # (the folders' maps stay in the source)
     case $f in */*) dest=$prefix/include/$f ;; *) dest=$shmem_inc/$f ;; esac
     if ! cmp -s "$source_include/$f" "$dest"; then
         echo "  not installed (or different): $dest"
         missing=1
     fi
 done < <(cd "$source_include" && find . -type f | sed 's|^\./||')
+if [ -n "$(find "$prefix/include" -name README.md)" ]; then
+    echo "  installed although it is the source tree's map: $(find "$prefix/include" -name README.md | head -1)"
+    missing=1
+fi
 if [ "$missing" -eq 0 ] && [ -f "$shmem_inc/shmem.h" ] && [ -f "$shmem_inc/shmemx.h" ] &&
     [ ! -e "$prefix/include/shmem.h" ]; then
     pass "headers: include/ tree installed, shmem.h in include/ushmem/openshmem only"
