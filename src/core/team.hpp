@@ -239,8 +239,8 @@ bool oversubscribed();                // some node has more PEs than CPUs (the s
 
 // ---- the collectives' lifecycle (coll/entry.cpp; init calls it before team_init, finalize before
 // team_finalize) -------------------------------------------------------------------------------
-// The USHMEM_*_ALGO overrides parsed (coll_cfg), cached choices forgotten, oversubscribed()
-// agreed on (a collective over the bootstrap); the collectives' context set up.
+// The USHMEM_*_ALGO overrides parsed (coll_cfg), cached choices forgotten; the collectives'
+// context set up.
 void coll_init(const char *routine);
 void coll_select_init(const char *routine);  // (coll/select.cpp: coll_init's part of it)
 // The collectives' context completed and released.

@@ -150,8 +150,9 @@ while IFS= read -r f; do
         missing=1
     fi
 done < <(cd "$source_include" && find . -type f | sed 's|^\./||')
-if [ -n "$(find "$prefix/include" -name README.md)" ]; then
-    echo "  installed although it is the source tree's map: $(find "$prefix/include" -name README.md | head -1)"
+maps=$(find "$prefix/include" -name README.md)
+if [ -n "$maps" ]; then
+    echo "  installed although it is the source tree's map: ${maps%%$'\n'*}"
     missing=1
 fi
 if [ "$missing" -eq 0 ] && [ -f "$shmem_inc/shmem.h" ] && [ -f "$shmem_inc/shmemx.h" ] &&

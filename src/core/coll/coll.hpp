@@ -190,15 +190,14 @@ char *gather(frame &f, const void *mine, std::size_t bytes, bool upward = false)
 bool gather_fits(const frame &f, std::size_t bytes);  // (select.cpp)
 
 // The largest group that flat patterns serve: USHMEM_COLL_FLAT_MAX, or where some node has more PEs
-// than CPUs (the start-up vote's oversubscribed, as oversubscribed()) its _OVERSUBSCRIBED when
-// larger. There every wait costs a context switch, so the patterns of two steps stay ahead of
+// than CPUs (the start-up vote's oversubscribed, which oversubscribed() returns; read here directly,
+// since frame.cpp and node.cpp must not call select.cpp) its _OVERSUBSCRIBED when larger. There every wait costs a context switch, so the patterns of two steps stay ahead of
 // trees and dissemination to larger groups: one node, 64 PEs on 2 CPUs, bench/run_coll, limit 16
 // against 64: barrier 270 / 93 us, 8 B broadcast 520 / 4.4, 8 B reduce 1378 / 346. Both settings
 // are alike on every PE and the vote is the job's, so every member picks the same rows.
-inline int coll_flat_max() {
-    const long m = rt.agreed.oversubscribed ? std::max(rt.cfg.coll_flat_max, rt.cfg.coll_flat_max_oversub)
-                                            : rt.cfg.coll_flat_max;
-    return int(std::min<long>(m, 1 << 20));
+inline long coll_flat_max() {
+    return rt.agreed.oversubscribed ? std::max(rt.cfg.coll_flat_max, rt.cfg.coll_flat_max_oversub)
+                                    : rt.cfg.coll_flat_max;
 }
 // The central exchange (nodes with more PEs than CPUs): every member puts `bytes` of `mine` into
 // rank 0's gather region, at r * bytes (its from(r) signal); returns the region on rank 0, once

@@ -257,8 +257,6 @@ namespace ushmem::core {
 coll_settings coll_cfg;
 
 namespace {
-bool g_oversub = false;  // oversubscribed(): set by coll_select_init
-
 algo parse_algo(const char *routine, const char *var, const std::string &v,
                 std::initializer_list<std::pair<const char *, algo>> choices) {
     std::string list;
@@ -271,7 +269,11 @@ algo parse_algo(const char *routine, const char *var, const std::string &v,
 }
 } // namespace
 
-bool oversubscribed() { return g_oversub; }
+// The same answer on every PE (the start-up vote, core/startup_vote.hpp, owns it): it picks the sync
+// pattern, and members that picked flat and central syncs would wait for each other forever.
+// Nodes may differ (a job across hosts of different sizes): then any node with more PEs than CPUs
+// decides.
+bool oversubscribed() { return rt.agreed.oversubscribed; }
 
 void coll_select_init(const char *routine) {
     coll_cfg.barrier = parse_algo(routine, "USHMEM_BARRIER_ALGO", rt.cfg.barrier_algo,
@@ -293,10 +295,5 @@ void coll_select_init(const char *routine) {
                                 {"read", algo::read}, {"hs", algo::hs}});
     // The cached choices are forgotten: the settings and node facts may have changed.
     for (auto &c : coll::by_size) c.store(0, std::memory_order_relaxed);
-    // The same answer on every PE (the start-up vote, core/startup_vote.hpp): it picks the sync
-    // pattern, and members that picked flat and central syncs would wait for each other forever.
-    // Nodes may differ (a job across hosts of different sizes): then any node with more PEs than
-    // CPUs decides.
-    g_oversub = rt.agreed.oversubscribed;
 }
 } // namespace ushmem::core
