@@ -11,6 +11,7 @@ set(_env_range_cases
   "put_pack_large|USHMEM_PUT_PACK=1M|0 to 64K"
   "quiet_ep_max_negative|USHMEM_QUIET_EP_MAX=-1|at least 1"
   "coll_flat_max_negative|USHMEM_COLL_FLAT_MAX=-1|at least 1"
+  "coll_flat_max_oversub_zero|USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED=0|at least 1"
   "max_teams_one|USHMEM_MAX_TEAMS=1|2 to 1048576"
   "team_scratch_huge|USHMEM_TEAM_SCRATCH=16000000T|4K to 4T"
   "wait_timeout_huge|USHMEM_WAIT_TIMEOUT=2e9|0 to 1e9")

@@ -57,6 +57,15 @@ foreach(prog coll_data coll_reduce)
   ushmem_mpi_test(scale_${prog}_quick PROGRAM ${prog} ARGS quick NP 32 64 CONFIGS default tcp
                   ENV ${_s64_env} TIMEOUT 300 LABELS scale)
 endforeach()
+# The rows those nodes used above 16 members before (trees, dissemination, recursive doubling,
+# reduce-scatter), still what a node with a CPU per PE picks there: forced at 32 PEs through
+# USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED=16 (this machine is always oversubscribed at 32).
+ushmem_mpi_test(scale_flat16_coll_sync PROGRAM coll_sync NP 32 CONFIGS default tcp
+                ENV ${_s64_env} USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED=16 TIMEOUT 300 LABELS scale)
+foreach(prog coll_data coll_reduce)
+  ushmem_mpi_test(scale_flat16_${prog}_quick PROGRAM ${prog} ARGS quick NP 32 CONFIGS default tcp
+                  ENV ${_s64_env} USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED=16 TIMEOUT 300 LABELS scale)
+endforeach()
 if(USHMEM_TWOHOST_TESTS)
   set(USHMEM_MPI_CONFIG_ENV_fourhost "")
   set(USHMEM_MPI_CONFIG_WRAPPER_fourhost ${PROJECT_SOURCE_DIR}/ci/cluster.sh run --hosts 4 --timeout @TIMEOUT@ --)
