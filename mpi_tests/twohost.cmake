@@ -36,6 +36,17 @@ ushmem_mpi_test(coll_data_node PROGRAM coll_data NP 4 CONFIGS twohost ENV USHMEM
                 LABELS twohost)
 ushmem_mpi_test(coll_backtoback_node PROGRAM coll_backtoback NP 4 CONFIGS twohost ENV USHMEM_COLLECT_ALGO=node
                 TIMEOUT 300 LABELS twohost)
+# Reductions through the leaders reading their members' sources in place (USHMEM_REDUCE_ALGO=node),
+# which the automatic choice takes only above what the leaders' gather region holds: forced at
+# every size, across hosts and back to back.
+ushmem_mpi_test(coll_reduce_node PROGRAM coll_reduce ARGS quick NP 4 CONFIGS twohost ENV USHMEM_REDUCE_ALGO=node
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(coll_backtoback_reduce_node PROGRAM coll_backtoback ARGS 300 NP 4 CONFIGS twohost
+                ENV USHMEM_REDUCE_ALGO=node TIMEOUT 300 LABELS twohost)
+# The same where a host's PEs do not reach each other by load/store: the leader gets its members'
+# sources.
+ushmem_mpi_test(coll_reduce_node_nodirect PROGRAM coll_reduce ARGS quick NP 4 CONFIGS twohost
+                ENV USHMEM_REDUCE_ALGO=node USHMEM_DIRECT=0 TIMEOUT 300 LABELS twohost)
 # Broadcasts forced eager (USHMEM_BCAST_ALGO=eager) across hosts, where the automatic choice keeps
 # the node leaders: the mailbox slots up to 128 B and the scratch halves above, a same-host member
 # written directly and the other host's through UCX in one call, and back to back.
@@ -132,6 +143,8 @@ foreach(prog coll_data coll_reduce)
   ushmem_mpi_test(${prog}_quick PROGRAM ${prog} ARGS quick NP 5 CONFIGS threehost TIMEOUT 300 LABELS twohost)
 endforeach()
 ushmem_mpi_test(coll_data_node_quick PROGRAM coll_data ARGS quick NP 5 CONFIGS threehost ENV USHMEM_COLLECT_ALGO=node
+                TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(coll_reduce_node_quick PROGRAM coll_reduce ARGS quick NP 5 CONFIGS threehost ENV USHMEM_REDUCE_ALGO=node
                 TIMEOUT 300 LABELS twohost)
 
 # Every collective back to back with alternating sizes, every algorithm forced by column (see

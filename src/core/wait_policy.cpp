@@ -47,7 +47,8 @@ int g_local_pes = 1;
 // load): yielding hands the CPU to one of our own PEs, likely the one awaited, without the cost of
 // two wake-ups (4 PEs over tcp on 2 cores: barrier 135-150 us blocking at once, 80-120 us
 // yielding). Where other processes are runnable (a build beside the job) a yield gives them a whole
-// time slice, so then block at once. The count of runnable threads (/proc/loadavg) is read at most
+// time slice, so then block at once (not where the PE has peers on other nodes: there every wait
+// yields for wait_config::remote_yield_ns first, whatever runs beside it). The count of runnable threads (/proc/loadavg) is read at most
 // every 10 ms per PE (relaxed atomics: threads of a PE may wait at once; a stale answer is harmless).
 bool node_runs_only_us() {
     static std::atomic<long> checked_ns{0};
@@ -159,6 +160,7 @@ void wait_setup(const char *routine, std::size_t runtime_area_offset) {
     // where every lane is emulated, since then every signal, even a same-node peer's, is a message
     // through the kernel's sockets that a sleeping PE pays two wake-ups for.
     g_wait.remote_poll = g_wait.mode == wait_mode::block && (remote_peers || all_emulated);
+    g_wait.peers_elsewhere = remote_peers;
     g_local_pes = rt.local_size;
     g_events_only = all_emulated;
     // (With peers on other nodes the worker's progress polls their sockets, an epoll_wait, even
@@ -167,10 +169,15 @@ void wait_setup(const char *routine, std::size_t runtime_area_offset) {
 }
 
 std::string wait_describe() {
-    char buf[224];
+    char buf[288];
     const char *m = g_wait.mode == wait_mode::spin ? "spin" : g_wait.mode == wait_mode::block ? "block" : "yield";
-    char remote[80] = "";
-    if (g_wait.remote_poll)
+    char remote[128] = "";
+    if (g_wait.remote_poll && g_wait.peers_elsewhere)
+        std::snprintf(remote, sizeof remote,
+                      "; polling (yielding) %.0f us while network messages arrive and %.0f us before every sleep "
+                      "(peers on other nodes)",
+                      double(g_wait.remote_poll_ns) / 1e3, double(g_wait.remote_yield_ns) / 1e3);
+    else if (g_wait.remote_poll)
         std::snprintf(remote, sizeof remote, "; polling (yielding) %.0f us while network messages arrive",
                       double(g_wait.remote_poll_ns) / 1e3);
     std::snprintf(buf, sizeof buf, "%s, blocking after %.0f us of spinning (%s)%s%s", m,
@@ -320,7 +327,13 @@ void wait_state::idle(bool (*cond)(void *), void *arg) {
             return;
         }
     }
-    if (yield_until_ < 0) yield_until_ = g_wait.mode == wait_mode::block && node_runs_only_us() ? now_nanos() + 100000 : 0;
+    if (yield_until_ < 0) {
+        const long window = g_wait.mode != wait_mode::block ? 0
+                            : g_wait.peers_elsewhere       ? g_wait.remote_yield_ns
+                            : node_runs_only_us()          ? 100000
+                                                           : 0;
+        yield_until_ = window ? now_nanos() + window : 0;
+    }
     if (yield_until_ > 0 && now_nanos() < yield_until_) {
         sched_yield();
         return;

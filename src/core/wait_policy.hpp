@@ -59,6 +59,17 @@ struct wait_config {
     // 58-85 us, 8 B reduce 85-88 -> 59-78 us (Open MPI's 76-90 and 78-85).
     long remote_poll_ns = 200000;
     bool remote_poll = false;  // block mode, and a PE on another node or every lane emulated (wait_setup)
+    // Block mode on a PE with peers on other nodes: every wait polls, yielding at each poll, for
+    // this long before its first sleep, whatever else runs on the node. A wait there is usually
+    // part of an exchange with other nodes whose answer takes several network latencies on CPUs
+    // the PEs share; sleeping costs each answer two wake-ups (the progress thread's, then the
+    // PE's) and let the progress threads take a quarter of the CPUs. 4 simulated hosts x 8 PEs,
+    // 2 CPUs: barrier 653 -> 235 us, 8 B broadcast 493 -> 97, 8 B reduce 660 -> 242, 8 B fcollect
+    // 844 -> 320 (MPI with yield_when_idle: 514, 269, 551, 538); at 100 us 513, 467, 486, 728.
+    // Beside two busy loops, within 10% of blocking at once. A PE idle in a long wait still
+    // sleeps after this window. (One node keeps the 100 us window of node_runs_only_us.)
+    long remote_yield_ns = 1000000;
+    bool peers_elsewhere = false;  // some PE on another node (wait_setup)
     const char *reason = "";     // why this mode (ushmem-info)
 };
 extern wait_config g_wait;

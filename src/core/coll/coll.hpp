@@ -154,7 +154,7 @@ enum class plan : std::uint8_t {
     bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain, bcast_central_tree,
     collect_flat, collect_ring, collect_barrier, collect_central, collect_node,
     alltoall_flat, alltoall_barrier, alltoall_central, alltoall_node,
-    reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_central, reduce_rsag,
+    reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_node_read, reduce_central, reduce_rsag,
     scan_gather, scan_read, scan_hs,
 };
 // What the table decides on. `a`, `b`: the symmetric buffers that must be direct on every member
@@ -167,6 +167,7 @@ struct shape {
     const void *a = nullptr, *b = nullptr;
     bool offsets_known = true;
     bool central_ok = false;   // the call has a central variant (fcollect, alltoall(s); not collect)
+    std::size_t elem = 1;      // a reduction's element size
     signed char direct_ = -1;  // direct(), once known
     bool direct();             // every member's a, b and counters by load/store
 };
@@ -305,6 +306,10 @@ inline int leader_of(const nodes_view &v, int k, int root) {
 void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
+// Node partials from the members' sources read in place, exchanged by the leaders in chunks of
+// node_read_chunk elements (0: not one fits; the selection does not take it then).
+void reduce_node_read(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
+std::size_t node_read_chunk(const frame &f, std::size_t elem);
 // An all-to-all's destination on every member: n blocks of `nelems` elements of `elem` bytes,
 // `stride` bytes apart (alltoall: one element of the block's size per block). The central and
 // node variants assemble each member's column (`count` = n * nelems elements, packed) in one

@@ -213,11 +213,13 @@ void reduce_impl(frame &f, void *dest, const void *src, std::size_t nelems, redu
     const std::size_t bytes = nelems * op.elem;
     if (f.n == 1 || nelems == 0) return copy_local(d, s, bytes);
     shape sh{family::reduce, f, bytes, dest, src};
+    sh.elem = op.elem;
     switch (select(sh)) {
     case plan::reduce_gather: return reduce_gather(f, d, s, nelems, op);
     case plan::reduce_central: return reduce_central(f, d, s, nelems, op);
     case plan::reduce_scatter: return reduce_scatter_direct(f, d, s, nelems, op);
     case plan::reduce_node: return reduce_node(f, d, s, nelems, op);
+    case plan::reduce_node_read: return reduce_node_read(f, d, s, nelems, op);
     case plan::reduce_rsag: return reduce_rsag(f, d, s, nelems, op);
     default: break;
     }
