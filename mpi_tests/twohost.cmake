@@ -47,6 +47,16 @@ ushmem_mpi_test(coll_backtoback_reduce_node PROGRAM coll_backtoback ARGS 300 NP 
 # sources.
 ushmem_mpi_test(coll_reduce_node_nodirect PROGRAM coll_reduce ARGS quick NP 4 CONFIGS twohost
                 ENV USHMEM_REDUCE_ALGO=node USHMEM_DIRECT=0 TIMEOUT 300 LABELS twohost)
+# Those reductions and the alltoalls through the leaders that read their members' rows in place
+# (auto above what the leaders' gather holds) with a 4 KiB scratch: chunks of 256 bytes, many
+# rounds, blocks split across chunks; and the alltoalls with gets where a host's PEs are not
+# direct.
+ushmem_mpi_test(coll_reduce_node_small PROGRAM coll_reduce ARGS quick NP 4 CONFIGS twohost
+                ENV USHMEM_REDUCE_ALGO=node USHMEM_TEAM_SCRATCH=4K USHMEM_WORLD_SCRATCH=0 TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(coll_data_node_small PROGRAM coll_data ARGS quick NP 4 CONFIGS twohost
+                ENV USHMEM_COLLECT_ALGO=node USHMEM_TEAM_SCRATCH=4K USHMEM_WORLD_SCRATCH=0 TIMEOUT 300 LABELS twohost)
+ushmem_mpi_test(coll_data_node_nodirect PROGRAM coll_data ARGS quick NP 4 CONFIGS twohost
+                ENV USHMEM_COLLECT_ALGO=node USHMEM_DIRECT=0 TIMEOUT 300 LABELS twohost)
 # Broadcasts forced eager (USHMEM_BCAST_ALGO=eager) across hosts, where the automatic choice keeps
 # the node leaders: the mailbox slots up to 128 B and the scratch halves above, a same-host member
 # written directly and the other host's through UCX in one call, and back to back.

@@ -1,6 +1,7 @@
 // alltoall and alltoalls (coll.hpp): flat, central and node-aware (the node view: coll.hpp).
 #include "core/coll/coll.hpp"
 #include "core/log.hpp"
+#include "core/rma.hpp"
 #include "util/strided.hpp"
 
 #include <algorithm>
@@ -45,10 +46,12 @@ void alltoall_impl(frame &f, void *dest, const void *src, std::size_t bytes) {
     if (f.n == 1 || bytes == 0) return copy_local(d + me * bytes, s + me * bytes, bytes);
     shape sh{family::alltoall, f, bytes};
     sh.central_ok = true;
+    sh.reads_ok = true;
     const plan p = select(sh);
     const a2a_dest ad{d, bytes, bytes, std::size_t(f.n)};
     if (p == plan::alltoall_central) return alltoall_central(f, ad, s, bytes);
     if (p == plan::alltoall_node) return alltoall_node(f, ad, s, bytes);
+    if (p == plan::alltoall_node_read) return alltoall_node_read(f, d, s, bytes);
     const bool flat = p == plan::alltoall_flat;
     for (int k = 1; k < f.n; ++k) {
         int j = (f.me + k) % f.n;
@@ -152,6 +155,84 @@ void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t byt
         if (to == f.me) d.unpack(col);
         else a2a_deliver(f, to, d, col, buf, ctr::from(f.me));
     }
+}
+
+// alltoall above what alltoall_node's gather holds: the leader reads its members' rows in place
+// (get: a copy where they are direct) and writes into their dests, so the gather region only
+// carries the leaders' exchange. Between nodes k and K the blocks of k's members for K's members
+// form one stream (i-th member of k to j-th of K at (i |K| + j) bytes), the same length both ways;
+// every leader sends every other the next chunk of its stream (gbytes / 2 / nodes bytes; a bare
+// signal once its stream is done) in rounds, as many as the longest stream needs, which every
+// leader computes alike from the node sizes. Chunks alternate between the halves of the region:
+// a leader sends round c + 1 only after every other leader's round c arrived, sent after that
+// leader had unpacked round c - 1 from the same half. Each block crosses the network once; 4
+// simulated hosts x 8 PEs: 4 KiB blocks 2.27 ms, 64 KiB 20.3, against 10.3 and 21.8 for the flat
+// exchange (MPI 3.13 and 29.0).
+void alltoall_node_read(frame &f, char *dest, const char *src, std::size_t bytes) {
+    const nodes_view v = view(f);
+    const int leader = leader_of(v, v.mine, -1);
+    char *region = gather_region(f);  // by every member: the halves alternate alike
+    if (f.me != leader) {
+        signal(f, leader, ctr::from(f.me));  // our row is ready, our dest free
+        wait_ctr(f, ctr::from(leader), 1);   // our column is in place
+        return;
+    }
+    auto size = [&](int k) { return std::size_t(v.end(k) - v.begin(k)); };
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
+    const std::size_t L = std::size_t(v.count()), cb = f.gbytes / 2 / L, mine_n = size(v.mine);
+    bool ucx = false;
+    // Block `q` of the stream from node `from` to node `to`: row of from's member q / |to|, column
+    // of to's member q % |to|.
+    auto walk = [&](int from, int to, std::size_t a, std::size_t b, auto &&fn) {
+        const std::size_t cols = size(to);
+        for (std::size_t q = a / bytes; q * bytes < b; ++q) {
+            const std::size_t lo = std::max(a, q * bytes) - q * bytes, hi = std::min(b, (q + 1) * bytes) - q * bytes;
+            fn(v.begin(from)[q / cols], v.begin(to)[q % cols], lo, hi - lo);
+        }
+    };
+    std::vector<char> tmp(std::max(cb, std::min<std::size_t>(bytes, std::size_t(64) << 10)));
+    // This node's own blocks, through tmp in pieces.
+    for (const int *i = v.begin(v.mine); i != v.end(v.mine); ++i)
+        for (const int *j = v.begin(v.mine); j != v.end(v.mine); ++j)
+            for (std::size_t at = 0; at < bytes; at += tmp.size()) {
+                const std::size_t len = std::min(tmp.size(), bytes - at);
+                get(f.routine, g_cctx, tmp.data(), src + std::size_t(*j) * bytes + at, len, f.pe(*i), false);
+                ucx |= put_to(f, *j, dest + std::size_t(*i) * bytes + at, tmp.data(), len);
+            }
+    std::size_t longest = 0;
+    for (int k = 0; k < v.count(); ++k)
+        for (int K = k + 1; K < v.count(); ++K) longest = std::max(longest, size(k) * size(K) * bytes);
+    const std::size_t rounds = (longest + cb - 1) / cb;
+    for (std::size_t c = 0; c < rounds; ++c) {
+        char *half = region + (c & 1) * L * cb;
+        const std::size_t a = c * cb;
+        for (int k = 0; k < v.count(); ++k) {
+            if (k == v.mine) continue;
+            const std::size_t b = std::min(a + cb, mine_n * size(k) * bytes);
+            char *at = tmp.data();
+            if (a < b)
+                walk(v.mine, k, a, b, [&](int row, int col, std::size_t off, std::size_t len) {
+                    get(f.routine, g_cctx, at, src + std::size_t(col) * bytes + off, len, f.pe(row), false);
+                    at += len;
+                });
+            put_signal(f, leader_of(v, k, -1), half + std::size_t(v.mine) * cb, tmp.data(), std::size_t(at - tmp.data()),
+                       ctr::from(f.me));
+        }
+        for (int k = 0; k < v.count(); ++k) {
+            if (k == v.mine) continue;
+            wait_ctr(f, ctr::from(leader_of(v, k, -1)), 1);
+            const std::size_t b = std::min(a + cb, size(k) * mine_n * bytes);
+            const char *at = half + std::size_t(k) * cb;
+            if (a < b)
+                walk(k, v.mine, a, b, [&](int row, int col, std::size_t off, std::size_t len) {
+                    ucx |= put_to(f, col, dest + std::size_t(row) * bytes + off, at, len);
+                    at += len;
+                });
+        }
+    }
+    for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
+        if (*r != f.me) signal_after(f, *r, ctr::from(f.me), ucx, true);
 }
 
 } // namespace ushmem::core::coll

@@ -153,7 +153,7 @@ enum class plan : std::uint8_t {
     sync_flat, sync_central, sync_dissemination, sync_node,
     bcast_eager, bcast_flat_sync, bcast_central_sync, bcast_flat, bcast_binomial, bcast_fixed_tree, bcast_pull, bcast_node, bcast_chain, bcast_central_tree,
     collect_flat, collect_ring, collect_barrier, collect_central, collect_node,
-    alltoall_flat, alltoall_barrier, alltoall_central, alltoall_node,
+    alltoall_flat, alltoall_barrier, alltoall_central, alltoall_node, alltoall_node_read,
     reduce_gather, reduce_scatter, reduce_rd, reduce_node, reduce_node_read, reduce_central, reduce_rsag,
     scan_gather, scan_read, scan_hs,
 };
@@ -168,6 +168,7 @@ struct shape {
     bool offsets_known = true;
     bool central_ok = false;   // the call has a central variant (fcollect, alltoall(s); not collect)
     std::size_t elem = 1;      // a reduction's element size
+    bool reads_ok = false;     // alltoall: the members' sources are symmetric and contiguous (not alltoalls)
     signed char direct_ = -1;  // direct(), once known
     bool direct();             // every member's a, b and counters by load/store
 };
@@ -327,6 +328,7 @@ void a2a_deliver(frame &f, int to, const a2a_dest &d, const char *col, char *reg
 // Waits for the column from rank `from`, then unpacks it from `region` when strided.
 void a2a_receive(frame &f, int from, const a2a_dest &d, const char *region);
 void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t bytes);  // (alltoall.cpp)
+void alltoall_node_read(frame &f, char *dest, const char *src, std::size_t bytes);  // (alltoall.cpp)
 // off/len: every rank's block (collect); nullptr: rank r's at r * bytes (fcollect).
 void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, const std::size_t *off = nullptr,
                   const std::size_t *len = nullptr);
