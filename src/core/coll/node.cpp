@@ -234,15 +234,27 @@ void collect_node(frame &f, char *dest, const char *src, std::size_t bytes, cons
         if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
     // The node's ranks, ascending: consecutive (the usual block placement) when the last is as
     // far from the first as their count says, and then so are their blocks: one put with its
-    // signal. Else a put per rank.
+    // signal. Evenly spaced (ranks dealt round-robin over the nodes, --map-by node) and fcollect:
+    // one strided put with its signal (over emulated RMA one message, where a put per rank
+    // needed a fence before the signal, a round trip over tcp: 4 simulated hosts x 8 PEs,
+    // 8 B: 160 us against 536). Else a put per rank.
     const int *first = v.begin(v.mine), *end = v.end(v.mine);
     const bool consecutive = *(end - 1) - *first == end - first - 1;
+    const int gap = end - first > 1 ? first[1] - first[0] : 1;
+    bool spaced = !off && end - first > 1;
+    for (const int *r = first + 1; spaced && r != end; ++r) spaced = *r - *(r - 1) == gap;
     for (int k = 0; k < v.count(); ++k) {
         if (k == v.mine) continue;
         const int l = leader_of(v, k, -1);
         if (consecutive) {
             char *from = dest + at(*first);
             put_signal(f, l, from, from, at(*(end - 1)) + size(*(end - 1)) - at(*first), ctr::from(f.me));
+            continue;
+        }
+        if (spaced) {
+            char *from = dest + at(*first);
+            const std::size_t step = std::size_t(gap) * bytes;
+            put_strided_signal(f, l, from, step, from, step, bytes, std::size_t(end - first), ctr::from(f.me));
             continue;
         }
         bool ucx = false, direct = false;

@@ -52,7 +52,11 @@ bool central_fits(shape &s, std::size_t per) {
 // receiver system calls, on CPUs the PEs share): 4 PEs over tcp on 2 cores, 8 B reduce and fcollect
 // plus a barrier in 12 messages instead of 18, 40-45 against 42-46 us. Not between direct members:
 // there signals are stores, and the extra step costs a context switch (3.6-4.2 against 5.0-5.4 us).
-bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cseg); }
+// Nor in a team across nodes, whose node leaders send each node's blocks once: 8 B fcollect and
+// alltoall, 2 simulated hosts x 2 PEs 15 and 14 us through the leaders against 27 and 28 central
+// (MPI 19 and 26); 4 hosts x 8 PEs 160 and 290 against 601 and 631 (MPI 560 and 828). (Before
+// the leaders' yield window and the strided puts of evenly spaced ranks, central was ahead.)
+bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cseg) && !node_aware(s.f); }
 // Reductions take it between direct members too once the group is past the flat limit of nodes
 // with enough CPUs: every member's gather then costs n - 1 wake-ups where the central one costs
 // two. One node on 2 CPUs, 8 B: 64 PEs 109 against 289 us, 32 PEs 39 against 47.
