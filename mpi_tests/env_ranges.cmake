@@ -14,7 +14,8 @@ set(_env_range_cases
   "coll_flat_max_oversub_zero|USHMEM_COLL_FLAT_MAX_OVERSUBSCRIBED=0|at least 1"
   "max_teams_one|USHMEM_MAX_TEAMS=1|2 to 1048576"
   "team_scratch_huge|USHMEM_TEAM_SCRATCH=16000000T|4K to 4T"
-  "wait_timeout_huge|USHMEM_WAIT_TIMEOUT=2e9|0 to 1e9")
+  "wait_timeout_huge|USHMEM_WAIT_TIMEOUT=2e9|0 to 1e9"
+  "wait_remote_yield_huge|USHMEM_WAIT_REMOTE_YIELD=2|0 to 1")
 foreach(_case IN LISTS _env_range_cases)
   string(REPLACE "|" ";" _parts "${_case}")
   list(GET _parts 0 _name)

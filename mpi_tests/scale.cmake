@@ -85,6 +85,10 @@ if(USHMEM_TWOHOST_TESTS)
   foreach(prog coll_data coll_reduce)
     ushmem_mpi_test(scale_${prog}_quick PROGRAM ${prog} ARGS quick NP 32 CONFIGS fourhost8 ENV ${_s64_env}
                     TIMEOUT 300 LABELS "twohost;scale")
+    # Beside a busy loop per CPU: the waits' yield window then competes with them, and its
+    # adaptive end (a wait longer than the window makes the next ones sleep at once) is taken.
+    ushmem_mpi_test(scale_${prog}_quick_load PROGRAM ${prog} ARGS quick NP 32 CONFIGS fourhost8 ENV ${_s64_env}
+                    WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/cpu_load.sh TIMEOUT 300 LABELS "twohost;scale")
   endforeach()
 endif()
 

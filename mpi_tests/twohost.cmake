@@ -166,6 +166,12 @@ foreach(_col IN LISTS USHMEM_COLL_MATRIX_COLUMNS)
                   ENV ${_env} LABELS twohost collmatrix)
 endforeach()
 ushmem_mpi_test(order_flag ARGS 100 NP 4 CONFIGS twohost TIMEOUT 300 LABELS twohost)
+# The automatic column beside a busy loop per CPU (the hosts' PEs then outnumber their free CPUs
+# further, and their waits' yield windows compete with the loops).
+list(GET USHMEM_COLL_MATRIX_COLUMNS 0 _col0)
+string(REPLACE "|" ";" _env0 "${_col0}")
+ushmem_mpi_test(coll_matrix_load PROGRAM coll_matrix ARGS 20 NP 4 CONFIGS twohost TIMEOUT 300 ENV ${_env0}
+                WRAPPER ${CMAKE_CURRENT_SOURCE_DIR}/cpu_load.sh LABELS twohost collmatrix)
 
 # The C++ API's value collectives, dist_object, awaitable waits, then() flattening and
 # block-cyclic dist_array (mpi_tests/cxx_values.cpp, issue #52) across two hosts.

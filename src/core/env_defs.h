@@ -62,6 +62,8 @@ USHMEM_ENV(wait_policy, "USHMEM_WAIT_POLICY", string, "auto", "", "",
            "auto|spin|block|yield. What a waiting PE does after its first spin (docs/architecture.md, Waiting). spin: keep its CPU (no sched_yield), block after USHMEM_WAIT_SPIN; block: sleep on a futex word that the PE completing the wait wakes; yield: sched_yield every poll (the old behaviour). auto: block on a node with more PEs than CPUs, else spin.")
 USHMEM_ENV(wait_spin, "USHMEM_WAIT_SPIN", string, "auto", "", "",
            "Seconds a wait spins before the policy's sleep: auto is 0.002 for spin (a CPU per PE), 5e-6 for block.")
+USHMEM_ENV(wait_remote_yield, "USHMEM_WAIT_REMOTE_YIELD", seconds, "0.001", "0", "1",
+           "Seconds (0 to 1) a waiting PE with peers on other nodes polls, yielding its CPU at each poll, before it sleeps, where waits block (more PEs on the node than CPUs). Its exchanges with other nodes take several network latencies on CPUs the PEs share, and each sleep costs an answer two wake-ups (4 simulated hosts x 8 PEs on 2 CPUs: barrier 653 us with 0, 235 with 0.001). 0: sleep at once (after 100 us of yields where only the job's PEs run).")
 USHMEM_ENV(finalize_notice, "USHMEM_FINALIZE_NOTICE", seconds, "10", "0", "1e9",
            "Seconds (0 to 1e9) a PE waits in shmem_finalize (or the implicit finalize of a program that exits without it) before it prints a notice naming the PEs that have not reached finalize; repeated at doubling intervals. 0: no notice.")
 USHMEM_ENV(peer_failure, "USHMEM_PEER_FAILURE", boolean, "1", "", "",

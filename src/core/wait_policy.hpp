@@ -68,6 +68,7 @@ struct wait_config {
     // 844 -> 320 (MPI with yield_when_idle: 514, 269, 551, 538); at 100 us 513, 467, 486, 728.
     // Beside two busy loops, within 10% of blocking at once. A PE idle in a long wait still
     // sleeps after this window. (One node keeps the 100 us window of node_runs_only_us.)
+    // USHMEM_WAIT_REMOTE_YIELD (0: the one-node rule applies).
     long remote_yield_ns = 1000000;
     bool peers_elsewhere = false;  // some PE on another node (wait_setup)
     const char *reason = "";     // why this mode (ushmem-info)
