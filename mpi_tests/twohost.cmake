@@ -44,8 +44,9 @@ ushmem_mpi_test(coll_reduce_node PROGRAM coll_reduce ARGS quick NP 4 CONFIGS two
 ushmem_mpi_test(coll_backtoback_reduce_node PROGRAM coll_backtoback ARGS 300 NP 4 CONFIGS twohost
                 ENV USHMEM_REDUCE_ALGO=node TIMEOUT 300 LABELS twohost)
 # The same where a host's PEs do not reach each other by load/store: the leader gets its members'
-# sources.
-ushmem_mpi_test(coll_reduce_node_nodirect PROGRAM coll_reduce ARGS quick NP 4 CONFIGS twohost
+# sources (back to back, not the whole coll_reduce: each blocking get there waits for a member that
+# sleeps, and its thousands of small reductions took 2.6 minutes).
+ushmem_mpi_test(coll_backtoback_reduce_node_nodirect PROGRAM coll_backtoback ARGS 100 NP 4 CONFIGS twohost
                 ENV USHMEM_REDUCE_ALGO=node USHMEM_DIRECT=0 TIMEOUT 300 LABELS twohost)
 # Those reductions and the alltoalls through the leaders that read their members' rows in place
 # (auto above what the leaders' gather holds) with a 4 KiB scratch: chunks of 256 bytes, many
