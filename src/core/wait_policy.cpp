@@ -227,7 +227,7 @@ namespace {
 // collective loop with other nodes: every wait is an exchange's few network latencies). A wait
 // that outlasted it (a bystander in a barrier while other PEs run a put loop) makes the next ones
 // sleep at once, until one of them ends within that time again: yielding through whole waits
-// took CPU from the PEs that worked on it (2 simulated hosts x 2 PEs, put + quiet 10.3 against
+// took CPU from the PEs that worked on it (2 simulated hosts x 2 PEs, put + quiet 9.95 against
 // 9.15 us with the window at every wait; 8.87 against 9.06 like this). Any thread of the PE may
 // write it.
 std::atomic<bool> g_remote_yield_pays{true};

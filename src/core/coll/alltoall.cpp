@@ -161,7 +161,7 @@ void alltoall_node(frame &f, const a2a_dest &d, const char *src, std::size_t byt
 // (get: a copy where they are direct) and writes into their dests, so the gather region only
 // carries the leaders' exchange. Between nodes k and K the blocks of k's members for K's members
 // form one stream (i-th member of k to j-th of K at (i |K| + j) bytes), the same length both ways;
-// every leader sends every other the next chunk of its stream (gbytes / 2 / nodes bytes; a bare
+// every leader sends every other the next chunk of its stream (node_read_chunk bytes; a bare
 // signal once its stream is done) in rounds, as many as the longest stream needs, which every
 // leader computes alike from the node sizes. Chunks alternate between the halves of the region:
 // a leader sends round c + 1 only after every other leader's round c arrived, sent after that
@@ -180,7 +180,7 @@ void alltoall_node_read(frame &f, char *dest, const char *src, std::size_t bytes
     auto size = [&](int k) { return std::size_t(v.end(k) - v.begin(k)); };
     for (const int *r = v.begin(v.mine); r != v.end(v.mine); ++r)
         if (*r != f.me) wait_ctr(f, ctr::from(*r), 1);
-    const std::size_t L = std::size_t(v.count()), cb = f.gbytes / 2 / L, mine_n = size(v.mine);
+    const std::size_t L = std::size_t(v.count()), cb = node_read_chunk(f, 1), mine_n = size(v.mine);
     bool ucx = false;
     // Block `q` of the stream from node `from` to node `to`: row of from's member q / |to|, column
     // of to's member q % |to|.

@@ -308,7 +308,8 @@ void sync_node(frame &f);
 void bcast_node(frame &f, char *dest, const char *src, std::size_t bytes, int root, bool team_sem);
 void reduce_node(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
 // Node partials from the members' sources read in place, exchanged by the leaders in chunks of
-// node_read_chunk elements (0: not one fits; the selection does not take it then).
+// node_read_chunk elements (0: not one fits; the selection does not take it then); with elem 1,
+// the chunk in bytes that alltoall_node_read uses too.
 void reduce_node_read(frame &f, char *dest, const char *src, std::size_t nelems, reduce_op op);
 std::size_t node_read_chunk(const frame &f, std::size_t elem);
 // An all-to-all's destination on every member: n blocks of `nelems` elements of `elem` bytes,

@@ -61,19 +61,18 @@ bool central_auto(shape &s) { return oversubscribed() && !seg_direct(s.f, s.f.cs
 // with enough CPUs: every member's gather then costs n - 1 wake-ups where the central one costs
 // two. One node on 2 CPUs, 8 B: 64 PEs 109 against 289 us, 32 PEs 39 against 47.
 bool central_reduce_auto(shape &s) { return central_auto(s) || (oversubscribed() && s.f.n > rt.cfg.coll_flat_max); }
-// alltoall through the node leaders (node.cpp): every member's whole source in its leader's
-// gather region.
 // Reductions through the leaders with the members' sources read in place: a team across nodes
 // whose gather region holds a chunk of at least 64 bytes (or one element) from every node.
 bool node_read_ok(shape &s) {
     return !s.f.legacy() && node_aware(s.f) && node_read_chunk(s.f, s.elem) * s.elem >= std::min<std::size_t>(64, s.bytes);
 }
-// alltoall through the leaders with the rows read in place: a team across nodes whose gather
-// region's halves hold a chunk of at least 64 bytes (or a block) from every node.
+// alltoall through the leaders with the rows read in place: the same room (chunks of bytes), of
+// at least 64 bytes or a block.
 bool a2a_read_ok(shape &s) {
-    return s.reads_ok && !s.f.legacy() && node_aware(s.f) &&
-           s.f.gbytes / 2 / std::size_t(s.f.t->nodes) >= std::min<std::size_t>(64, s.bytes);
+    return s.reads_ok && !s.f.legacy() && node_aware(s.f) && node_read_chunk(s.f, 1) >= std::min<std::size_t>(64, s.bytes);
 }
+// alltoall through the node leaders (node.cpp): every member's whole source in its leader's
+// gather region.
 bool node_fits(shape &s) { return s.central_ok && node_aware(s.f) && central_fits(s, s.bytes * std::size_t(s.f.n)); }
 
 bool is(algo have, algo want) { return have == want; }
